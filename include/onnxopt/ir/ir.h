@@ -1,0 +1,352 @@
+#pragma once
+
+// The in-memory IR: Model > Graph > Node, with Values as edges. Invariants (see docs/ir.md):
+//  - a graph's nodes are kept in topological order in an intrusive list; erasing the node an
+//    iteration stands on is safe;
+//  - every Value knows all its uses; a graph output is a use (user() == nullptr) too, and a node in
+//    a subgraph that reads an outer-scope value holds a real use of it;
+//  - everything the IR does not model survives a load/save round trip unchanged.
+
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "onnx/onnx_pb.h"
+#include "onnxopt/ir/attribute.h"
+#include "onnxopt/ir/name_table.h"
+#include "onnxopt/ir/tensor.h"
+#include "onnxopt/ir/type.h"
+
+namespace onnxopt::ir {
+
+class Graph;
+class Model;
+class Node;
+
+// One reading of a Value: operand `index` of `user`, or, when user() is null, output `index` of
+// graph `graphOutputOf()`.
+class Use {
+ public:
+  Use(Node* user, uint32_t index) : user_(user), graph_(nullptr), index_(index) {}
+  Use(Graph* graph_output_of, uint32_t index)
+      : user_(nullptr), graph_(graph_output_of), index_(index) {}
+
+  Node* user() const { return user_; }
+  Graph* graphOutputOf() const { return graph_; }
+  bool isGraphOutput() const { return user_ == nullptr; }
+  uint32_t index() const { return index_; }
+  bool operator==(const Use& other) const {
+    return user_ == other.user_ && graph_ == other.graph_ && index_ == other.index_;
+  }
+
+ private:
+  Node* user_;
+  Graph* graph_;
+  uint32_t index_;
+};
+
+// An edge: defined by a node output, a graph input, an initializer (or both: models exported
+// with keep_initializers_as_inputs), or a sparse initializer.
+class Value {
+ public:
+  Value(const Value&) = delete;
+  Value& operator=(const Value&) = delete;
+
+  const std::string& name() const { return name_; }
+  // Callers pick names from Model::valueNames() so that they stay unique.
+  void setName(std::string name) { name_ = std::move(name); }
+
+  // The graph (scope) this value is defined in.
+  Graph* graph() const { return graph_; }
+  Node* producer() const { return producer_; }
+  uint32_t producerOutputIndex() const { return output_index_; }
+  bool isGraphInput() const { return is_graph_input_; }
+  bool isInitializer() const { return initializer_ != nullptr; }
+  bool isSparseInitializer() const { return sparse_initializer_ != nullptr; }
+  bool isGraphOutput() const;
+
+  const std::shared_ptr<Tensor>& initializer() const { return initializer_; }
+  const onnx::SparseTensorProto* sparseInitializer() const { return sparse_initializer_.get(); }
+
+  // Uses in no particular order. Copy the list before changing uses while walking it.
+  const std::vector<Use>& uses() const { return uses_; }
+  bool hasUses() const { return !uses_.empty(); }
+  bool hasOneUse() const { return uses_.size() == 1; }
+
+  // Type from value_info, the graph-input declaration, or the initializer, in that order.
+  Type type() const;
+  // Records the type in the value's value_info entry (creating it).
+  void setType(const Type& type);
+
+  // The graph's value_info entry for this value, if the model had one (its `name` field is not
+  // kept in sync: name() is the truth).
+  const onnx::ValueInfoProto* valueInfo() const { return value_info_.get(); }
+  // The graph's input declaration, for graph inputs.
+  const onnx::ValueInfoProto* inputInfo() const { return input_info_.get(); }
+
+  // Makes every use of this value use `replacement` instead. O(number of uses). Graph outputs
+  // move too: callers that must keep the model's interface check isGraphOutput() first.
+  void replaceAllUsesWith(Value* replacement);
+
+ private:
+  friend class Graph;
+  friend class Node;
+  friend class ProtoImporter;
+  friend class ProtoExporter;
+  Value(Graph* graph, std::string name) : name_(std::move(name)), graph_(graph) {}
+
+  // Appends a use and returns its slot; removal swaps the last use into the slot (O(1)).
+  uint32_t addUse(const Use& use);
+  void removeUse(uint32_t slot);
+
+  std::string name_;
+  Graph* graph_;
+  Node* producer_ = nullptr;
+  uint32_t output_index_ = 0;
+  bool is_graph_input_ = false;
+  std::shared_ptr<Tensor> initializer_;
+  std::unique_ptr<onnx::SparseTensorProto> sparse_initializer_;
+  std::unique_ptr<onnx::ValueInfoProto> input_info_;
+  std::unique_ptr<onnx::ValueInfoProto> value_info_;
+  uint64_t value_info_order_ = 0;
+  std::vector<Use> uses_;
+};
+
+class Node {
+ public:
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  ~Node();
+
+  const std::string& opType() const { return proto_.op_type(); }
+  void setOpType(const std::string& op_type) { proto_.set_op_type(op_type); }
+  // "" is the default ONNX domain ("ai.onnx" reads the same).
+  const std::string& domain() const { return proto_.domain(); }
+  void setDomain(const std::string& domain);
+  const std::string& name() const { return proto_.name(); }
+  void setName(const std::string& name) { proto_.set_name(name); }
+  bool is(absl::string_view op_type, absl::string_view domain = "") const;
+
+  Graph* graph() const { return graph_; }
+  bool isErased() const { return erased_; }
+
+  // Inputs; an omitted optional input is nullptr.
+  const std::vector<Value*>& inputs() const { return inputs_; }
+  size_t numInputs() const { return inputs_.size(); }
+  Value* input(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  void setInput(size_t i, Value* value);
+  void addInput(Value* value);
+  // Drops trailing inputs so that only the first `count` remain.
+  void truncateInputs(size_t count);
+
+  // Outputs, owned by the node; an omitted optional output is nullptr.
+  const std::vector<Value*>& outputs() const { return output_ptrs_; }
+  size_t numOutputs() const { return output_ptrs_.size(); }
+  Value* output(size_t i) const { return i < output_ptrs_.size() ? output_ptrs_[i] : nullptr; }
+
+  const std::vector<Attribute>& attributes() const { return attributes_; }
+  std::vector<Attribute>& mutableAttributes() { return attributes_; }
+  const Attribute* attr(absl::string_view name) const;
+  // Adds the attribute or replaces the one of the same name.
+  void setAttr(Attribute attribute);
+  bool removeAttr(absl::string_view name);
+  // Attribute value helpers with a default for absent attributes.
+  int64_t intAttr(absl::string_view name, int64_t default_value) const;
+  float floatAttr(absl::string_view name, float default_value) const;
+
+  bool hasSubgraphs() const;
+
+  // Neighbours in the graph's node list; null at the ends.
+  Node* next() const { return next_; }
+  Node* prev() const { return prev_; }
+
+  // The NodeProto without inputs, outputs and attributes: name, op_type, domain, doc_string and
+  // fields this version of ONNX does not know.
+  const onnx::NodeProto& proto() const { return proto_; }
+  onnx::NodeProto& mutableProto() { return proto_; }
+
+ private:
+  friend class Graph;
+  friend class Value;
+  friend class ProtoImporter;
+  friend class ProtoExporter;
+  explicit Node(Graph* graph) : graph_(graph) {}
+
+  Value* addOutput(std::string name);
+  void addOmittedOutput();
+  // Drops every use this node and its subgraphs hold, so the node can go.
+  void dropAllReferences();
+
+  Graph* graph_;
+  onnx::NodeProto proto_;
+  std::vector<Value*> inputs_;
+  std::vector<uint32_t> input_use_slots_;
+  std::vector<std::unique_ptr<Value>> outputs_;
+  std::vector<Value*> output_ptrs_;
+  std::vector<Attribute> attributes_;
+  Node* prev_ = nullptr;
+  Node* next_ = nullptr;
+  bool erased_ = false;
+};
+
+// Iterates a graph's nodes. Advancing from a node that was erased meanwhile goes on from where it
+// stood, skipping other erased nodes, so a loop may erase the node it stands on.
+class NodeIterator {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = Node;
+  using difference_type = std::ptrdiff_t;
+  using pointer = Node*;
+  using reference = Node&;
+
+  explicit NodeIterator(Node* node) : node_(node) {}
+  Node& operator*() const { return *node_; }
+  Node* operator->() const { return node_; }
+  NodeIterator& operator++();
+  bool operator==(const NodeIterator& other) const { return node_ == other.node_; }
+  bool operator!=(const NodeIterator& other) const { return node_ != other.node_; }
+
+ private:
+  Node* node_;
+};
+
+class Graph {
+ public:
+  explicit Graph(Model* model, Node* parent_node = nullptr);
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  ~Graph();
+
+  Model* model() const { return model_; }
+  // The node whose attribute owns this graph; null for the main graph.
+  Node* parentNode() const { return parent_node_; }
+  Graph* parentGraph() const;
+
+  const std::string& name() const { return proto_.name(); }
+
+  // --- nodes, in topological order ---
+  NodeIterator begin() const { return NodeIterator(first_); }
+  NodeIterator end() const { return NodeIterator(nullptr); }
+  Node* firstNode() const { return first_; }
+  Node* lastNode() const { return last_; }
+  size_t numNodes() const { return num_nodes_; }
+
+  // Creates a node with fresh outputs named `output_names` ("" for an omitted output) and inserts
+  // it before `before` (at the end when null). Inputs may be null (omitted optional input).
+  Node* createNode(const std::string& op_type, absl::Span<Value* const> inputs,
+                   absl::Span<const std::string> output_names, Node* before = nullptr,
+                   const std::string& domain = "");
+  // Unlinks `node` from the list and places it before `before` (at the end when null).
+  void moveNodeBefore(Node* node, Node* before);
+  // Erases a node none of whose outputs is used. Its memory lives until the graph goes, so
+  // iterators standing on it stay valid.
+  void eraseNode(Node* node);
+
+  // --- inputs, outputs, initializers ---
+  const std::vector<Value*>& inputs() const { return inputs_; }
+  const std::vector<Value*>& outputs() const { return outputs_; }
+  Value* addInput(std::string name, const Type& type);
+  void addOutput(Value* value);
+  void setOutput(size_t i, Value* value);
+
+  // Initializers (and sparse initializers) in model order.
+  std::vector<Value*> initializers() const;
+  Value* addInitializer(std::string name, std::shared_ptr<Tensor> tensor);
+  // Removes the initializer. A value that is also a graph input stays an input.
+  void removeInitializer(Value* value);
+
+  // Finds a value defined in this graph (not outer scopes) by name; O(size of the graph).
+  Value* findValue(absl::string_view name) const;
+
+  // The GraphProto without nodes, inputs, outputs, initializers and value_info: name, doc
+  // string, quantization annotations, unknown fields.
+  const onnx::GraphProto& proto() const { return proto_; }
+  onnx::GraphProto& mutableProto() { return proto_; }
+
+ private:
+  friend class Node;
+  friend class NodeIterator;
+  friend class ProtoImporter;
+  friend class ProtoExporter;
+
+  void linkBefore(Node* node, Node* before);
+  void unlink(Node* node);
+  Value* newValue(std::string name);
+  void compactInitializers() const;
+
+  Model* model_;
+  Node* parent_node_;
+  onnx::GraphProto proto_;
+  Node* first_ = nullptr;
+  Node* last_ = nullptr;
+  size_t num_nodes_ = 0;
+  std::vector<std::unique_ptr<Node>> nodes_;   // live and erased; erased ones freed with the graph
+  std::vector<std::unique_ptr<Value>> values_;  // inputs and initializers
+  std::vector<Value*> inputs_;
+  std::vector<Value*> outputs_;
+  std::vector<uint32_t> output_use_slots_;
+  std::vector<std::unique_ptr<onnx::ValueInfoProto>> output_infos_;
+  mutable std::vector<Value*> initializers_;    // null where removed, compacted lazily
+  mutable size_t removed_initializers_ = 0;
+  // value_info entries naming no value of this graph, kept for a lossless round trip.
+  std::vector<std::pair<uint64_t, onnx::ValueInfoProto>> orphan_value_infos_;
+  uint64_t next_value_info_order_ = 0;
+};
+
+class Model {
+ public:
+  Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+  ~Model();
+
+  Graph& graph() { return *graph_; }
+  const Graph& graph() const { return *graph_; }
+
+  int64_t irVersion() const { return proto_.ir_version(); }
+  // The opset version imported for `domain` ("" and "ai.onnx" are the same), or nullopt.
+  std::optional<int64_t> opsetVersion(absl::string_view domain) const;
+  void setOpsetVersion(const std::string& domain, int64_t version);
+
+  // Names in use across all scopes, built on first use.
+  NameTable& valueNames();
+  NameTable& nodeNames();
+
+  // Folder that relative external-data locations are resolved against ("" if none).
+  const std::string& baseDir() const { return base_dir_; }
+  void setBaseDir(std::string dir) { base_dir_ = std::move(dir); }
+
+  // The ModelProto without its graph: versions, opset imports, producer, metadata, functions,
+  // training info, unknown fields.
+  const onnx::ModelProto& proto() const { return proto_; }
+  onnx::ModelProto& mutableProto() { return proto_; }
+
+ private:
+  friend class ProtoImporter;
+  friend class ProtoExporter;
+  void buildNameTables();
+
+  onnx::ModelProto proto_;
+  std::unique_ptr<Graph> graph_;
+  std::string base_dir_;
+  std::unique_ptr<NameTable> value_names_;
+  std::unique_ptr<NameTable> node_names_;
+};
+
+// Calls `fn(graph)` for `graph` and every graph nested in it, outer graphs first.
+template <typename Fn>
+void forEachGraph(Graph& graph, Fn&& fn) {
+  fn(graph);
+  for (Node& node : graph) {
+    for (Attribute& attribute : node.mutableAttributes()) {
+      for (auto& subgraph : attribute.mutableGraphs()) forEachGraph(*subgraph, fn);
+    }
+  }
+}
+
+}  // namespace onnxopt::ir

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "onnx/onnx_pb.h"
+#include "onnxopt/ir/ir.h"
+
+namespace onnxopt::ir {
+
+struct PrintOptions {
+  // Initializers with more elements than this are printed as a summary, which the parser does
+  // not read back.
+  int64_t max_initializer_elements = 64;
+};
+
+// Prints a model in the ONNX text syntax that onnx::OnnxParser reads: header, graph with
+// initializers, nodes with domains and attributes of every kind, subgraphs indented, and
+// model-local functions.
+std::string printModel(const onnx::ModelProto& model, const PrintOptions& options = {});
+std::string printModel(const Model& model, const PrintOptions& options = {});
+std::string printGraph(const onnx::GraphProto& graph, const PrintOptions& options = {});
+
+}  // namespace onnxopt::ir

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "onnx/onnx_pb.h"
+
+namespace onnxopt::ir {
+
+// Where the bytes of an external tensor live: a resolved path inside the model's folder.
+struct ExternalData {
+  std::string path;        // absolute, already checked to stay inside the model's folder
+  std::string location;    // as written in the model, relative to the model's folder
+  int64_t offset = 0;
+  int64_t length = -1;     // -1: to the end of the file
+};
+
+// A constant tensor (an initializer or a tensor attribute). The TensorProto parsed from the model
+// is moved in, never copied; external data is not read until someone asks for the bytes.
+class Tensor {
+ public:
+  explicit Tensor(onnx::TensorProto&& proto);
+  Tensor(onnx::TensorProto&& proto, ExternalData external);
+
+  int32_t dataType() const { return proto_.data_type(); }
+  const google::protobuf::RepeatedField<int64_t>& dims() const { return proto_.dims(); }
+  // Product of dims, or nullopt if it overflows int64 or a dim is negative.
+  std::optional<int64_t> numElements() const;
+
+  bool isExternal() const { return external_.has_value(); }
+  const std::optional<ExternalData>& external() const { return external_; }
+  // Reads external data into the tensor (raw_data); afterwards the tensor is inline.
+  absl::Status loadExternalData();
+
+  // The proto: name, dims, type and data (inline, or the external_data references).
+  const onnx::TensorProto& proto() const { return proto_; }
+  onnx::TensorProto& mutableProto() { return proto_; }
+
+ private:
+  onnx::TensorProto proto_;
+  std::optional<ExternalData> external_;
+};
+
+}  // namespace onnxopt::ir
