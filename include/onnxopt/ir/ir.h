@@ -114,6 +114,7 @@ class Value {
   std::unique_ptr<onnx::ValueInfoProto> input_info_;
   std::unique_ptr<onnx::ValueInfoProto> value_info_;
   uint64_t value_info_order_ = 0;
+  uint32_t initializer_slot_ = 0;  // index in the graph's initializer list
   std::vector<Use> uses_;
 };
 
@@ -160,6 +161,8 @@ class Node {
   float floatAttr(absl::string_view name, float default_value) const;
 
   bool hasSubgraphs() const;
+  // Drops every use this node and the nodes of its subgraphs hold (inputs become null).
+  void dropAllReferences();
 
   // Neighbours in the graph's node list; null at the ends.
   Node* next() const { return next_; }
@@ -175,12 +178,12 @@ class Node {
   friend class Value;
   friend class ProtoImporter;
   friend class ProtoExporter;
+  friend class Verifier;
+  friend class NodeIterator;
   explicit Node(Graph* graph) : graph_(graph) {}
 
   Value* addOutput(std::string name);
   void addOmittedOutput();
-  // Drops every use this node and its subgraphs hold, so the node can go.
-  void dropAllReferences();
 
   Graph* graph_;
   onnx::NodeProto proto_;
@@ -269,8 +272,10 @@ class Graph {
   onnx::GraphProto& mutableProto() { return proto_; }
 
  private:
+  friend class Model;
   friend class Node;
   friend class NodeIterator;
+  friend class Value;
   friend class ProtoImporter;
   friend class ProtoExporter;
 

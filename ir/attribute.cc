@@ -1,0 +1,57 @@
+#include "onnxopt/ir/attribute.h"
+
+#include "onnxopt/ir/ir.h"
+
+namespace onnxopt::ir {
+
+Attribute::Attribute(onnx::AttributeProto&& proto) { proto_.Swap(&proto); }
+Attribute::Attribute(Attribute&&) noexcept = default;
+Attribute& Attribute::operator=(Attribute&&) noexcept = default;
+Attribute::~Attribute() = default;
+
+namespace {
+onnx::AttributeProto named(const std::string& name, onnx::AttributeProto::AttributeType kind) {
+  onnx::AttributeProto proto;
+  proto.set_name(name);
+  proto.set_type(kind);
+  return proto;
+}
+}  // namespace
+
+Attribute Attribute::makeInt(const std::string& name, int64_t value) {
+  onnx::AttributeProto proto = named(name, onnx::AttributeProto::INT);
+  proto.set_i(value);
+  return Attribute(std::move(proto));
+}
+
+Attribute Attribute::makeFloat(const std::string& name, float value) {
+  onnx::AttributeProto proto = named(name, onnx::AttributeProto::FLOAT);
+  proto.set_f(value);
+  return Attribute(std::move(proto));
+}
+
+Attribute Attribute::makeString(const std::string& name, std::string value) {
+  onnx::AttributeProto proto = named(name, onnx::AttributeProto::STRING);
+  proto.set_s(std::move(value));
+  return Attribute(std::move(proto));
+}
+
+Attribute Attribute::makeInts(const std::string& name, absl::Span<const int64_t> values) {
+  onnx::AttributeProto proto = named(name, onnx::AttributeProto::INTS);
+  proto.mutable_ints()->Add(values.begin(), values.end());
+  return Attribute(std::move(proto));
+}
+
+Attribute Attribute::makeFloats(const std::string& name, absl::Span<const float> values) {
+  onnx::AttributeProto proto = named(name, onnx::AttributeProto::FLOATS);
+  proto.mutable_floats()->Add(values.begin(), values.end());
+  return Attribute(std::move(proto));
+}
+
+Attribute Attribute::makeTensor(const std::string& name, onnx::TensorProto value) {
+  onnx::AttributeProto proto = named(name, onnx::AttributeProto::TENSOR);
+  proto.mutable_t()->Swap(&value);
+  return Attribute(std::move(proto));
+}
+
+}  // namespace onnxopt::ir

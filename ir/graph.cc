@@ -1,0 +1,162 @@
+#include <algorithm>
+
+#include "onnxopt/ir/ir.h"
+
+namespace onnxopt::ir {
+
+NodeIterator& NodeIterator::operator++() {
+  // An erased node keeps the `next_` it had when it was unlinked, so a walk standing on it
+  // resumes where it was; nodes erased since are skipped.
+  do {
+    node_ = node_->next_;
+  } while (node_ != nullptr && node_->erased_);
+  return *this;
+}
+
+Graph::Graph(Model* model, Node* parent_node) : model_(model), parent_node_(parent_node) {}
+Graph::~Graph() = default;
+
+Graph* Graph::parentGraph() const { return parent_node_ ? parent_node_->graph() : nullptr; }
+
+void Graph::linkBefore(Node* node, Node* before) {
+  node->next_ = before;
+  node->prev_ = before ? before->prev_ : last_;
+  if (node->prev_) {
+    node->prev_->next_ = node;
+  } else {
+    first_ = node;
+  }
+  if (before) {
+    before->prev_ = node;
+  } else {
+    last_ = node;
+  }
+  ++num_nodes_;
+}
+
+void Graph::unlink(Node* node) {
+  if (node->prev_) {
+    node->prev_->next_ = node->next_;
+  } else {
+    first_ = node->next_;
+  }
+  if (node->next_) {
+    node->next_->prev_ = node->prev_;
+  } else {
+    last_ = node->prev_;
+  }
+  node->prev_ = nullptr;
+  --num_nodes_;
+}
+
+Node* Graph::createNode(const std::string& op_type, absl::Span<Value* const> inputs,
+                        absl::Span<const std::string> output_names, Node* before,
+                        const std::string& domain) {
+  nodes_.push_back(std::unique_ptr<Node>(new Node(this)));
+  Node* node = nodes_.back().get();
+  node->setOpType(op_type);
+  if (!domain.empty()) node->setDomain(domain);
+  for (Value* input : inputs) node->addInput(input);
+  for (const std::string& name : output_names) {
+    if (name.empty()) {
+      node->addOmittedOutput();
+    } else {
+      node->addOutput(name);
+    }
+  }
+  linkBefore(node, before);
+  return node;
+}
+
+void Graph::moveNodeBefore(Node* node, Node* before) {
+  if (node == before) return;
+  unlink(node);
+  linkBefore(node, before);
+}
+
+void Graph::eraseNode(Node* node) {
+  node->dropAllReferences();
+  // Keep node->next_: an iterator standing on this node continues from there.
+  Node* next = node->next_;
+  unlink(node);
+  node->next_ = next;
+  node->erased_ = true;
+}
+
+Value* Graph::newValue(std::string name) {
+  values_.push_back(std::unique_ptr<Value>(new Value(this, std::move(name))));
+  return values_.back().get();
+}
+
+Value* Graph::addInput(std::string name, const Type& type) {
+  Value* value = newValue(std::move(name));
+  value->is_graph_input_ = true;
+  value->input_info_ = std::make_unique<onnx::ValueInfoProto>();
+  type.writeTo(value->input_info_->mutable_type());
+  inputs_.push_back(value);
+  return value;
+}
+
+void Graph::addOutput(Value* value) {
+  outputs_.push_back(nullptr);
+  output_use_slots_.push_back(0);
+  output_infos_.push_back(std::make_unique<onnx::ValueInfoProto>());
+  setOutput(outputs_.size() - 1, value);
+}
+
+void Graph::setOutput(size_t i, Value* value) {
+  if (outputs_[i] == value) return;
+  if (outputs_[i] != nullptr) outputs_[i]->removeUse(output_use_slots_[i]);
+  outputs_[i] = value;
+  output_use_slots_[i] = value ? value->addUse(Use(this, static_cast<uint32_t>(i))) : 0;
+}
+
+void Graph::compactInitializers() const {
+  if (removed_initializers_ == 0) return;
+  initializers_.erase(std::remove(initializers_.begin(), initializers_.end(), nullptr),
+                      initializers_.end());
+  for (size_t i = 0; i < initializers_.size(); ++i) {
+    initializers_[i]->initializer_slot_ = static_cast<uint32_t>(i);
+  }
+  removed_initializers_ = 0;
+}
+
+std::vector<Value*> Graph::initializers() const {
+  compactInitializers();
+  return initializers_;
+}
+
+Value* Graph::addInitializer(std::string name, std::shared_ptr<Tensor> tensor) {
+  Value* value = newValue(std::move(name));
+  value->initializer_ = std::move(tensor);
+  compactInitializers();
+  value->initializer_slot_ = static_cast<uint32_t>(initializers_.size());
+  initializers_.push_back(value);
+  return value;
+}
+
+void Graph::removeInitializer(Value* value) {
+  if (!value->isInitializer() && !value->isSparseInitializer()) return;
+  // O(1): the slot is cleared now and the list compacted once, when next read or grown.
+  initializers_[value->initializer_slot_] = nullptr;
+  ++removed_initializers_;
+  value->initializer_.reset();
+  value->sparse_initializer_.reset();
+}
+
+Value* Graph::findValue(absl::string_view name) const {
+  for (Value* input : inputs_) {
+    if (input->name() == name) return input;
+  }
+  for (Value* initializer : initializers_) {
+    if (initializer && initializer->name() == name) return initializer;
+  }
+  for (Node& node : *this) {
+    for (Value* output : node.outputs()) {
+      if (output && output->name() == name) return output;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace onnxopt::ir

@@ -1,0 +1,61 @@
+#include "onnxopt/ir/ir.h"
+
+namespace onnxopt::ir {
+
+Model::Model() : graph_(std::make_unique<Graph>(this)) {}
+Model::~Model() = default;
+
+namespace {
+bool isDefaultDomain(absl::string_view domain) { return domain.empty() || domain == "ai.onnx"; }
+bool sameDomain(absl::string_view a, absl::string_view b) {
+  return a == b || (isDefaultDomain(a) && isDefaultDomain(b));
+}
+}  // namespace
+
+std::optional<int64_t> Model::opsetVersion(absl::string_view domain) const {
+  for (const auto& opset : proto_.opset_import()) {
+    if (sameDomain(opset.domain(), domain)) return opset.version();
+  }
+  return std::nullopt;
+}
+
+void Model::setOpsetVersion(const std::string& domain, int64_t version) {
+  for (auto& opset : *proto_.mutable_opset_import()) {
+    if (sameDomain(opset.domain(), domain)) {
+      opset.set_version(version);
+      return;
+    }
+  }
+  auto* opset = proto_.add_opset_import();
+  opset->set_domain(domain);
+  opset->set_version(version);
+}
+
+NameTable& Model::valueNames() {
+  if (!value_names_) buildNameTables();
+  return *value_names_;
+}
+
+NameTable& Model::nodeNames() {
+  if (!node_names_) buildNameTables();
+  return *node_names_;
+}
+
+void Model::buildNameTables() {
+  value_names_ = std::make_unique<NameTable>();
+  node_names_ = std::make_unique<NameTable>();
+  forEachGraph(*graph_, [this](Graph& graph) {
+    for (Value* input : graph.inputs()) value_names_->reserve(input->name());
+    for (Value* initializer : graph.initializers()) value_names_->reserve(initializer->name());
+    // A stale value_info entry would attach itself to a new value that took its name.
+    for (const auto& entry : graph.orphan_value_infos_) value_names_->reserve(entry.second.name());
+    for (Node& node : graph) {
+      if (!node.name().empty()) node_names_->reserve(node.name());
+      for (Value* output : node.outputs()) {
+        if (output) value_names_->reserve(output->name());
+      }
+    }
+  });
+}
+
+}  // namespace onnxopt::ir

@@ -1,0 +1,116 @@
+#include "onnxopt/ir/ir.h"
+
+namespace onnxopt::ir {
+
+Node::~Node() = default;
+
+void Node::setDomain(const std::string& domain) {
+  if (domain.empty()) {
+    proto_.clear_domain();
+  } else {
+    proto_.set_domain(domain);
+  }
+}
+
+bool Node::is(absl::string_view op_type, absl::string_view domain) const {
+  if (opType() != op_type) return false;
+  const std::string& own = this->domain();
+  if (own == domain) return true;
+  auto is_default = [](absl::string_view d) { return d.empty() || d == "ai.onnx"; };
+  return is_default(own) && is_default(domain);
+}
+
+void Node::setInput(size_t i, Value* value) {
+  if (inputs_[i] == value) return;
+  if (inputs_[i] != nullptr) inputs_[i]->removeUse(input_use_slots_[i]);
+  inputs_[i] = value;
+  input_use_slots_[i] = value ? value->addUse(Use(this, static_cast<uint32_t>(i))) : 0;
+}
+
+void Node::addInput(Value* value) {
+  inputs_.push_back(nullptr);
+  input_use_slots_.push_back(0);
+  setInput(inputs_.size() - 1, value);
+}
+
+void Node::truncateInputs(size_t count) {
+  while (inputs_.size() > count) {
+    setInput(inputs_.size() - 1, nullptr);
+    inputs_.pop_back();
+    input_use_slots_.pop_back();
+  }
+}
+
+Value* Node::addOutput(std::string name) {
+  outputs_.push_back(std::unique_ptr<Value>(new Value(graph_, std::move(name))));
+  Value* value = outputs_.back().get();
+  value->producer_ = this;
+  value->output_index_ = static_cast<uint32_t>(output_ptrs_.size());
+  output_ptrs_.push_back(value);
+  return value;
+}
+
+void Node::addOmittedOutput() { output_ptrs_.push_back(nullptr); }
+
+const Attribute* Node::attr(absl::string_view name) const {
+  for (const Attribute& attribute : attributes_) {
+    if (attribute.name() == name) return &attribute;
+  }
+  return nullptr;
+}
+
+namespace {
+// Subgraph nodes hold uses of outer values; they must let go before the subgraph is destroyed.
+void dropSubgraphReferences(Attribute& attribute) {
+  for (auto& subgraph : attribute.mutableGraphs()) {
+    for (Node& inner : *subgraph) inner.dropAllReferences();
+    for (size_t i = 0; i < subgraph->outputs().size(); ++i) subgraph->setOutput(i, nullptr);
+  }
+}
+}  // namespace
+
+void Node::setAttr(Attribute attribute) {
+  for (Attribute& existing : attributes_) {
+    if (existing.name() == attribute.name()) {
+      dropSubgraphReferences(existing);
+      existing = std::move(attribute);
+      return;
+    }
+  }
+  attributes_.push_back(std::move(attribute));
+}
+
+bool Node::removeAttr(absl::string_view name) {
+  for (auto it = attributes_.begin(); it != attributes_.end(); ++it) {
+    if (it->name() == name) {
+      dropSubgraphReferences(*it);
+      attributes_.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+int64_t Node::intAttr(absl::string_view name, int64_t default_value) const {
+  const Attribute* attribute = attr(name);
+  return attribute ? attribute->i() : default_value;
+}
+
+float Node::floatAttr(absl::string_view name, float default_value) const {
+  const Attribute* attribute = attr(name);
+  return attribute ? attribute->f() : default_value;
+}
+
+bool Node::hasSubgraphs() const {
+  for (const Attribute& attribute : attributes_) {
+    if (!attribute.graphs().empty()) return true;
+  }
+  return false;
+}
+
+void Node::dropAllReferences() {
+  for (size_t i = 0; i < inputs_.size(); ++i) setInput(i, nullptr);
+  for (Attribute& attribute : attributes_) dropSubgraphReferences(attribute);
+}
+
+}  // namespace onnxopt::ir

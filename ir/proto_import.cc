@@ -1,0 +1,371 @@
+// ModelProto -> IR. Everything is moved out of the proto (Swap), never copied, so weights are not
+// duplicated; what the IR does not model stays in the residue protos for a lossless save.
+
+#include <queue>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "external_data.h"
+#include "onnxopt/ir/ir.h"
+#include "onnxopt/ir/serialization.h"
+#include "proto_io.h"
+
+namespace onnxopt::ir {
+
+namespace {
+
+// Value names visible in one graph, falling back to the enclosing graphs' (lexical scoping).
+struct Scope {
+  const Scope* parent = nullptr;
+  absl::flat_hash_map<std::string, Value*> values;
+
+  Value* lookup(const std::string& name) const {
+    for (const Scope* scope = this; scope != nullptr; scope = scope->parent) {
+      auto it = scope->values.find(name);
+      if (it != scope->values.end()) return it->second;
+    }
+    return nullptr;
+  }
+};
+
+std::string describeNode(const onnx::NodeProto& node) {
+  return absl::StrCat("node '", node.name(), "' (", node.op_type(), ")");
+}
+
+std::string describeNode(const Node& node) {
+  return absl::StrCat("node '", node.name(), "' (", node.opType(), ")");
+}
+
+// Values of `outer` that nodes of `graph` (at any depth) read: a node owning `graph` depends on
+// their producers just as on its own inputs.
+void collectCaptures(const Graph& graph, const Graph* outer, std::vector<Value*>* captures) {
+  for (const Node& node : graph) {
+    for (Value* input : node.inputs()) {
+      if (input && input->graph() == outer) captures->push_back(input);
+    }
+    for (const Attribute& attribute : node.attributes()) {
+      for (const auto& subgraph : attribute.graphs()) collectCaptures(*subgraph, outer, captures);
+    }
+  }
+  for (Value* output : graph.outputs()) {
+    if (output && output->graph() == outer) captures->push_back(output);
+  }
+}
+
+bool hasUnknownField(const google::protobuf::Message& message, int number) {
+  const auto& unknown = message.GetReflection()->GetUnknownFields(message);
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    if (unknown.field(i).number() == number) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+class ProtoImporter {
+ public:
+  ProtoImporter(Model* model, const LoadOptions& options, std::string base_dir)
+      : model_(model), options_(options), base_dir_(std::move(base_dir)) {}
+
+  absl::Status importModel(onnx::ModelProto& proto) {
+    if (!proto.has_graph()) return absl::InvalidArgumentError("the model has no graph");
+    std::unique_ptr<onnx::GraphProto> graph(proto.release_graph());
+    model_->proto_.Swap(&proto);
+    model_->base_dir_ = base_dir_;
+    return importGraph(*graph, model_->graph_.get(), nullptr);
+  }
+
+ private:
+  absl::Status importGraph(onnx::GraphProto& proto, Graph* graph, const Scope* parent) {
+    Scope scope;
+    scope.parent = parent;
+    scope.values.reserve(proto.input_size() + proto.initializer_size() + proto.node_size() * 2);
+    const std::string where =
+        graph->parentNode() ? absl::StrCat(" in graph '", proto.name(), "' of ",
+                                           describeNode(*graph->parentNode()))
+                            : std::string();
+
+    for (onnx::ValueInfoProto& input : *proto.mutable_input()) {
+      Value* value = graph->newValue(input.name());
+      if (!scope.values.emplace(input.name(), value).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("graph input '", input.name(), "' is declared twice", where));
+      }
+      value->is_graph_input_ = true;
+      value->input_info_ = std::make_unique<onnx::ValueInfoProto>();
+      value->input_info_->Swap(&input);
+      graph->inputs_.push_back(value);
+    }
+
+    for (onnx::TensorProto& tensor : *proto.mutable_initializer()) {
+      const std::string name = tensor.name();
+      auto imported = importTensor(tensor);
+      if (!imported.ok()) return imported.status();
+      Value* value = nullptr;
+      auto it = scope.values.find(name);
+      if (it != scope.values.end() && it->second->is_graph_input_ && !it->second->isInitializer() &&
+          !it->second->isSparseInitializer()) {
+        value = it->second;  // exported with keep_initializers_as_inputs
+      } else if (it != scope.values.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("initializer '", name, "' is defined twice", where));
+      } else {
+        value = graph->newValue(name);
+        scope.values.emplace(value->name(), value);
+      }
+      value->initializer_ = *std::move(imported);
+      value->initializer_slot_ = static_cast<uint32_t>(graph->initializers_.size());
+      graph->initializers_.push_back(value);
+    }
+
+    for (onnx::SparseTensorProto& sparse : *proto.mutable_sparse_initializer()) {
+      const std::string name = sparse.values().name();
+      auto it = scope.values.find(name);
+      Value* value = nullptr;
+      if (it != scope.values.end() && it->second->is_graph_input_ && !it->second->isInitializer() &&
+          !it->second->isSparseInitializer()) {
+        value = it->second;
+      } else if (it != scope.values.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("sparse initializer '", name, "' is defined twice", where));
+      } else {
+        value = graph->newValue(name);
+        scope.values.emplace(name, value);
+      }
+      value->sparse_initializer_ = std::make_unique<onnx::SparseTensorProto>();
+      value->sparse_initializer_->Swap(&sparse);
+      value->initializer_slot_ = static_cast<uint32_t>(graph->initializers_.size());
+      graph->initializers_.push_back(value);
+    }
+
+    // Outputs first, so that a node may name a value produced further down (the order is
+    // repaired below, when there is no cycle).
+    std::vector<Node*> nodes;
+    nodes.reserve(proto.node_size());
+    for (onnx::NodeProto& node_proto : *proto.mutable_node()) {
+      graph->nodes_.push_back(std::unique_ptr<Node>(new Node(graph)));
+      Node* node = graph->nodes_.back().get();
+      nodes.push_back(node);
+      for (std::string& name : *node_proto.mutable_output()) {
+        if (name.empty()) {
+          node->addOmittedOutput();
+          continue;
+        }
+        Value* value = node->addOutput(std::move(name));
+        auto [it, inserted] = scope.values.emplace(value->name(), value);
+        if (!inserted) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "value '", value->name(), "' is produced twice: by ", describeNode(node_proto),
+              it->second->producer() ? absl::StrCat(" and by an earlier node")
+                                     : std::string(" and as a graph input or initializer"),
+              where));
+        }
+      }
+      node_proto.clear_output();
+    }
+
+    for (int i = 0; i < proto.node_size(); ++i) {
+      onnx::NodeProto& node_proto = *proto.mutable_node(i);
+      Node* node = nodes[i];
+      for (const std::string& name : node_proto.input()) {
+        if (name.empty()) {
+          node->addInput(nullptr);
+          continue;
+        }
+        Value* value = scope.lookup(name);
+        if (value == nullptr) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              describeNode(node_proto), where, ": input '", name,
+              "' is not defined by any node, graph input or initializer"));
+        }
+        node->addInput(value);
+      }
+      node_proto.clear_input();
+      for (onnx::AttributeProto& attribute : *node_proto.mutable_attribute()) {
+        absl::Status status = importAttribute(attribute, node_proto, node, scope);
+        if (!status.ok()) return status;
+      }
+      node_proto.clear_attribute();
+      node->proto_.Swap(&node_proto);
+    }
+
+    absl::Status ordered = linkInTopologicalOrder(graph, nodes, where);
+    if (!ordered.ok()) return ordered;
+
+    for (onnx::ValueInfoProto& output : *proto.mutable_output()) {
+      Value* value = scope.lookup(output.name());
+      if (value == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "graph output '", output.name(), "'", where,
+            " is not defined by any node, graph input or initializer"));
+      }
+      graph->addOutput(value);
+      graph->output_infos_.back()->Swap(&output);
+    }
+
+    for (onnx::ValueInfoProto& info : *proto.mutable_value_info()) {
+      const uint64_t order = graph->next_value_info_order_++;
+      auto it = scope.values.find(info.name());
+      if (it != scope.values.end() && it->second->value_info_ == nullptr) {
+        Value* value = it->second;
+        value->value_info_ = std::make_unique<onnx::ValueInfoProto>();
+        value->value_info_->Swap(&info);
+        value->value_info_order_ = order;
+      } else {
+        graph->orphan_value_infos_.emplace_back(order, onnx::ValueInfoProto());
+        graph->orphan_value_infos_.back().second.Swap(&info);
+      }
+    }
+
+    proto.clear_node();
+    proto.clear_input();
+    proto.clear_output();
+    proto.clear_initializer();
+    proto.clear_sparse_initializer();
+    proto.clear_value_info();
+    graph->proto_.Swap(&proto);
+    return absl::OkStatus();
+  }
+
+  absl::Status importAttribute(onnx::AttributeProto& proto, const onnx::NodeProto& node_proto,
+                               Node* node, const Scope& scope) {
+    constexpr int kTypeField = 20;
+    if ((!proto.has_type() && hasUnknownField(proto, kTypeField)) ||
+        (proto.has_type() && proto.type() == onnx::AttributeProto::UNDEFINED)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          describeNode(node_proto), ": attribute '", proto.name(), "' has an unknown type"));
+    }
+    std::vector<std::unique_ptr<onnx::GraphProto>> subgraph_protos;
+    if (proto.has_g()) subgraph_protos.emplace_back(proto.release_g());
+    while (proto.graphs_size() > 0) {
+      subgraph_protos.emplace_back(proto.mutable_graphs()->ReleaseLast());
+    }
+    if (proto.has_type() && proto.type() == onnx::AttributeProto::GRAPHS) {
+      std::reverse(subgraph_protos.begin(), subgraph_protos.end());
+    }
+    // Tensor attributes may point at external data too; they obey the same path rules.
+    if (proto.has_t() && proto.t().data_location() == onnx::TensorProto::EXTERNAL) {
+      auto checked = resolveExternalData(proto.t(), base_dir_);
+      if (!checked.ok()) return annotate(checked.status(), node_proto);
+    }
+    node->attributes_.emplace_back(std::move(proto));
+    Attribute& attribute = node->attributes_.back();
+    for (auto& subgraph_proto : subgraph_protos) {
+      attribute.mutableGraphs().push_back(std::make_unique<Graph>(model_, node));
+      Graph* subgraph = attribute.mutableGraphs().back().get();
+      absl::Status status = importGraph(*subgraph_proto, subgraph, &scope);
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+
+  static absl::Status annotate(const absl::Status& status, const onnx::NodeProto& node) {
+    return absl::Status(status.code(), absl::StrCat(describeNode(node), ": ", status.message()));
+  }
+
+  absl::StatusOr<std::shared_ptr<Tensor>> importTensor(onnx::TensorProto& proto) {
+    if (proto.data_location() != onnx::TensorProto::EXTERNAL) {
+      return std::make_shared<Tensor>(std::move(proto));
+    }
+    auto external = resolveExternalData(proto, base_dir_);
+    if (!external.ok()) return external.status();
+    auto tensor = std::make_shared<Tensor>(std::move(proto), *std::move(external));
+    if (options_.load_external_data) {
+      absl::Status loaded = tensor->loadExternalData();
+      if (!loaded.ok()) return loaded;
+    }
+    return tensor;
+  }
+
+  // Links `nodes` into the graph's list: in model order when that is topological (the common case,
+  // checked in one pass), else in a stable topological order; a cycle is an error.
+  absl::Status linkInTopologicalOrder(Graph* graph, const std::vector<Node*>& nodes,
+                                      const std::string& where) {
+    absl::flat_hash_map<const Node*, size_t> position;
+    position.reserve(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) position.emplace(nodes[i], i);
+
+    // dependencies[i]: positions of the nodes of this graph that node i reads from.
+    std::vector<Value*> read;
+    auto reads_of = [&](size_t i) -> const std::vector<Value*>& {
+      read.assign(nodes[i]->inputs().begin(), nodes[i]->inputs().end());
+      for (const Attribute& attribute : nodes[i]->attributes()) {
+        for (const auto& subgraph : attribute.graphs()) collectCaptures(*subgraph, graph, &read);
+      }
+      return read;
+    };
+    auto producer_position = [&](const Value* value) -> std::optional<size_t> {
+      if (value == nullptr || value->producer() == nullptr || value->graph() != graph) {
+        return std::nullopt;
+      }
+      return position.at(value->producer());
+    };
+    bool in_order = true;
+    for (size_t i = 0; i < nodes.size() && in_order; ++i) {
+      for (const Value* value : reads_of(i)) {
+        std::optional<size_t> producer = producer_position(value);
+        if (producer && *producer >= i) in_order = false;
+      }
+    }
+    if (in_order) {
+      for (Node* node : nodes) graph->linkBefore(node, nullptr);
+      return absl::OkStatus();
+    }
+
+    std::vector<std::vector<size_t>> dependencies(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      for (const Value* value : reads_of(i)) {
+        if (std::optional<size_t> producer = producer_position(value)) {
+          dependencies[i].push_back(*producer);
+        }
+      }
+    }
+    std::vector<size_t> pending(nodes.size(), 0);
+    std::vector<std::vector<size_t>> dependents(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      for (size_t producer : dependencies[i]) {
+        ++pending[i];
+        dependents[producer].push_back(i);
+      }
+    }
+    // Smallest position first keeps the model's order wherever the dependencies allow.
+    std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (pending[i] == 0) ready.push(i);
+    }
+    size_t linked = 0;
+    while (!ready.empty()) {
+      const size_t i = ready.top();
+      ready.pop();
+      graph->linkBefore(nodes[i], nullptr);
+      ++linked;
+      for (size_t dependent : dependents[i]) {
+        if (--pending[dependent] == 0) ready.push(dependent);
+      }
+    }
+    if (linked == nodes.size()) return absl::OkStatus();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (pending[i] != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the graph", where, " has a cycle through ", describeNode(*nodes[i])));
+      }
+    }
+    return absl::InternalError("topological sort lost a node");
+  }
+
+  Model* model_;
+  const LoadOptions& options_;
+  std::string base_dir_;
+};
+
+absl::StatusOr<std::unique_ptr<Model>> importModelFrom(onnx::ModelProto& proto,
+                                                       const LoadOptions& options,
+                                                       std::string base_dir) {
+  auto model = std::make_unique<Model>();
+  ProtoImporter importer(model.get(), options, std::move(base_dir));
+  absl::Status status = importer.importModel(proto);
+  if (!status.ok()) return status;
+  return model;
+}
+
+}  // namespace onnxopt::ir

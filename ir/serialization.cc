@@ -1,0 +1,344 @@
+#include "onnxopt/ir/serialization.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "external_data.h"
+#include "google/protobuf/io/zero_copy_stream_impl.h"
+#include "proto_io.h"
+
+namespace onnxopt::ir {
+namespace {
+
+std::string dirName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string baseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+absl::Status prefixed(const std::string& path, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat(path, ": ", status.message()));
+}
+
+absl::Status errnoError(const std::string& path, absl::string_view action) {
+  return absl::UnavailableError(absl::StrCat(path, ": cannot ", action, ": ", std::strerror(errno)));
+}
+
+absl::Status tooLarge(int64_t size) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "the model serializes to ", size,
+      " bytes, over protobuf's 2 GiB limit; save it to a file so that its weights can be written "
+      "as external data"));
+}
+
+// A file written under a temporary name in its destination folder and renamed into place by
+// commit(); dropped (unlinked) otherwise, so a failure never leaves half a file behind.
+class PendingFile {
+ public:
+  static absl::StatusOr<std::unique_ptr<PendingFile>> create(const std::string& path) {
+    std::string temp = absl::StrCat(dirName(path), "/.", baseName(path), ".tmpXXXXXX");
+    const int fd = mkstemp(temp.data());
+    if (fd < 0) return errnoError(path, "create a temporary file");
+    return std::unique_ptr<PendingFile>(new PendingFile(path, std::move(temp), fd));
+  }
+  ~PendingFile() {
+    if (fd_ >= 0) close(fd_);
+    if (!committed_) unlink(temp_.c_str());
+  }
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+
+  absl::Status closeFile() {
+    // mkstemp creates 0600; a model file is as readable as any file the user creates.
+    const mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd_, 0666 & ~mask);
+    const int result = close(fd_);
+    fd_ = -1;
+    if (result != 0) return errnoError(path_, "write");
+    return absl::OkStatus();
+  }
+  absl::Status commit() {
+    if (fd_ >= 0) {
+      absl::Status closed = closeFile();
+      if (!closed.ok()) return closed;
+    }
+    if (rename(temp_.c_str(), path_.c_str()) != 0) return errnoError(path_, "rename into place");
+    committed_ = true;
+    return absl::OkStatus();
+  }
+
+ private:
+  PendingFile(std::string path, std::string temp, int fd)
+      : path_(std::move(path)), temp_(std::move(temp)), fd_(fd) {}
+  std::string path_;
+  std::string temp_;
+  int fd_;
+  bool committed_ = false;
+};
+
+absl::Status writeAll(int fd, const char* data, size_t size, const std::string& path) {
+  while (size > 0) {
+    const ssize_t written = write(fd, data, size);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return errnoError(path, "write");
+    }
+    data += written;
+    size -= static_cast<size_t>(written);
+  }
+  return absl::OkStatus();
+}
+
+// Appends tensors' bytes to one data file and hands out the protos that point at them.
+class ExternalDataWriter {
+ public:
+  ExternalDataWriter(std::string model_dir, std::string file_name)
+      : model_dir_(std::move(model_dir)), file_name_(std::move(file_name)) {}
+
+  absl::Status append(const Value& value, const onnx::TensorProto& source, absl::string_view bytes) {
+    if (!file_) {
+      auto file = PendingFile::create(absl::StrCat(model_dir_, "/", file_name_));
+      if (!file.ok()) return file.status();
+      file_ = *std::move(file);
+    }
+    // Aligned offsets let a runtime map the weights directly.
+    constexpr int64_t kAlignment = 4096;
+    const int64_t padding = (kAlignment - size_ % kAlignment) % kAlignment;
+    if (padding > 0) {
+      const std::string zeros(static_cast<size_t>(padding), '\0');
+      absl::Status status = writeAll(file_->fd(), zeros.data(), zeros.size(), file_->path());
+      if (!status.ok()) return status;
+      size_ += padding;
+    }
+    absl::Status status = writeAll(file_->fd(), bytes.data(), bytes.size(), file_->path());
+    if (!status.ok()) return status;
+
+    onnx::TensorProto& proto = replacements_[&value];
+    proto.CopyFrom(source);
+    proto.clear_raw_data();
+    proto.clear_external_data();
+    auto add_entry = [&proto](const char* key, std::string entry_value) {
+      auto* entry = proto.add_external_data();
+      entry->set_key(key);
+      entry->set_value(std::move(entry_value));
+    };
+    add_entry("location", file_name_);
+    add_entry("offset", absl::StrCat(size_));
+    add_entry("length", absl::StrCat(bytes.size()));
+    proto.set_data_location(onnx::TensorProto::EXTERNAL);
+    size_ += static_cast<int64_t>(bytes.size());
+    return absl::OkStatus();
+  }
+
+  const onnx::TensorProto* replacement(const Value& value) const {
+    auto it = replacements_.find(&value);
+    return it == replacements_.end() ? nullptr : &it->second;
+  }
+
+  absl::Status commit() { return file_ ? file_->commit() : absl::OkStatus(); }
+
+ private:
+  std::string model_dir_;
+  std::string file_name_;
+  std::unique_ptr<PendingFile> file_;
+  int64_t size_ = 0;
+  absl::flat_hash_map<const Value*, onnx::TensorProto> replacements_;
+};
+
+template <typename Fn>
+void forEachInitializer(const Graph& graph, Fn&& fn) {
+  for (Value* value : graph.initializers()) {
+    if (value->isInitializer()) fn(*value);
+  }
+  for (const Node& node : graph) {
+    for (const Attribute& attribute : node.attributes()) {
+      for (const auto& subgraph : attribute.graphs()) forEachInitializer(*subgraph, fn);
+    }
+  }
+}
+
+absl::StatusOr<std::string> realDir(const std::string& dir) {
+  std::unique_ptr<char, decltype(&std::free)> resolved(realpath(dir.c_str(), nullptr), &std::free);
+  if (!resolved) return errnoError(dir, "open the output folder");
+  return std::string(resolved.get());
+}
+
+// External tensors whose data file is not where the output expects it are copied into the
+// output's data file.
+absl::Status relocateExternalData(const Model& model, const std::string& output_dir,
+                                  ExternalDataWriter& writer) {
+  absl::Status status = absl::OkStatus();
+  forEachInitializer(model.graph(), [&](const Value& value) {
+    if (!status.ok() || !value.initializer()->isExternal()) return;
+    const ExternalData& external = *value.initializer()->external();
+    std::unique_ptr<char, decltype(&std::free)> there(
+        realpath(absl::StrCat(output_dir, "/", external.location).c_str(), nullptr), &std::free);
+    if (there && external.path == there.get()) return;
+    std::string bytes;
+    status = readFileRange(external.path, external.offset, external.length, &bytes);
+    if (status.ok()) status = writer.append(value, value.initializer()->proto(), bytes);
+  });
+  return status;
+}
+
+// Moves the largest inline tensors out until the model fits under the limit.
+absl::Status offloadLargeTensors(const Model& model, int64_t excess, ExternalDataWriter& writer) {
+  std::vector<const Value*> candidates;
+  forEachInitializer(model.graph(), [&](const Value& value) {
+    const Tensor& tensor = *value.initializer();
+    if (!tensor.isExternal() && !writer.replacement(value) && tensor.proto().has_raw_data()) {
+      candidates.push_back(&value);
+    }
+  });
+  std::sort(candidates.begin(), candidates.end(), [](const Value* a, const Value* b) {
+    return a->initializer()->proto().raw_data().size() > b->initializer()->proto().raw_data().size();
+  });
+  for (const Value* value : candidates) {
+    if (excess <= 0) break;
+    // Copy everything but the bytes: swap them out of the proto for the copy, then back.
+    auto& proto = const_cast<onnx::TensorProto&>(value->initializer()->proto());
+    std::string bytes;
+    bytes.swap(*proto.mutable_raw_data());
+    onnx::TensorProto metadata;
+    metadata.CopyFrom(proto);
+    bytes.swap(*proto.mutable_raw_data());
+    absl::Status status = writer.append(*value, metadata, proto.raw_data());
+    if (!status.ok()) return status;
+    excess -= static_cast<int64_t>(proto.raw_data().size());
+  }
+  if (excess > 0) {
+    return absl::ResourceExhaustedError(
+        "the model is over protobuf's 2 GiB limit even with every raw-data initializer stored "
+        "as external data");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Model>> loadModelFromFile(const std::string& path,
+                                                         const LoadOptions& options) {
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) return errnoError(path, "open the model");
+  if (S_ISDIR(info.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a folder, not a model file"));
+  }
+  const int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) return errnoError(path, "open the model");
+  absl::Cleanup close_fd = [fd] { close(fd); };
+  onnx::ModelProto proto;
+  {
+    google::protobuf::io::FileInputStream stream(fd, 1 << 20);
+    if (!proto.ParseFromZeroCopyStream(&stream)) {
+      if (stream.GetErrno() != 0) {
+        errno = stream.GetErrno();
+        return errnoError(path, "read the model");
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": not a valid ONNX model (the protobuf data is truncated, corrupt, nested too "
+                "deeply, or 2 GiB or more)"));
+    }
+  }
+  auto model = importModelFrom(proto, options, dirName(path));
+  if (!model.ok()) return prefixed(path, model.status());
+  return model;
+}
+
+absl::StatusOr<std::unique_ptr<Model>> loadModelFromBytes(absl::string_view bytes,
+                                                          const LoadOptions& options) {
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+    return absl::InvalidArgumentError("the model is 2 GiB or more: protobuf cannot parse it");
+  }
+  onnx::ModelProto proto;
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InvalidArgumentError(
+        "not a valid ONNX model (the protobuf data is truncated, corrupt or nested too deeply)");
+  }
+  return importModelFrom(proto, options, options.external_data_dir);
+}
+
+absl::StatusOr<std::unique_ptr<Model>> importModel(onnx::ModelProto&& proto,
+                                                   const LoadOptions& options) {
+  return importModelFrom(proto, options, options.external_data_dir);
+}
+
+absl::StatusOr<std::string> saveModelToBytes(const Model& model) {
+  onnx::ModelProto proto;
+  ProtoExporter exporter(ProtoExporter::Mode::kLend);
+  exporter.exportModel(model, &proto);
+  const size_t size = proto.ByteSizeLong();
+  if (size > static_cast<size_t>(INT_MAX)) return tooLarge(static_cast<int64_t>(size));
+  std::string bytes;
+  proto.SerializeToString(&bytes);
+  return bytes;
+}
+
+absl::StatusOr<onnx::ModelProto> exportModel(const Model& model) {
+  onnx::ModelProto proto;
+  ProtoExporter exporter(ProtoExporter::Mode::kCopy);
+  exporter.exportModel(model, &proto);
+  return proto;
+}
+
+absl::Status saveModelToFile(const Model& model, const std::string& path,
+                             const SaveOptions& options) {
+  const std::string dir = dirName(path);
+  auto real_dir = realDir(dir);
+  if (!real_dir.ok()) return real_dir.status();
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a folder"));
+  }
+  ExternalDataWriter writer(
+      dir, options.external_data_file.empty() ? baseName(path) + ".data" : options.external_data_file);
+  absl::Status status = relocateExternalData(model, *real_dir, writer);
+  if (!status.ok()) return status;
+
+  auto replacement = [&writer](const Value& value) { return writer.replacement(value); };
+  auto pending = PendingFile::create(path);
+  if (!pending.ok()) return pending.status();
+  {
+    onnx::ModelProto proto;
+    auto exporter = std::make_unique<ProtoExporter>(ProtoExporter::Mode::kLend, replacement);
+    exporter->exportModel(model, &proto);
+    const int64_t size = static_cast<int64_t>(proto.ByteSizeLong());
+    if (size > options.max_inline_bytes) {
+      exporter.reset();  // gives the lent parts back before they are inspected
+      proto.Clear();
+      status = offloadLargeTensors(model, size - options.max_inline_bytes, writer);
+      if (!status.ok()) return prefixed(path, status);
+      exporter = std::make_unique<ProtoExporter>(ProtoExporter::Mode::kLend, replacement);
+      exporter->exportModel(model, &proto);
+      if (proto.ByteSizeLong() > static_cast<size_t>(INT_MAX)) {
+        return prefixed(path, tooLarge(static_cast<int64_t>(proto.ByteSizeLong())));
+      }
+    }
+    google::protobuf::io::FileOutputStream stream((*pending)->fd(), 1 << 20);
+    if (!proto.SerializeToZeroCopyStream(&stream) || !stream.Flush()) {
+      errno = stream.GetErrno();
+      return errnoError(path, "write");
+    }
+  }
+  status = writer.commit();
+  if (!status.ok()) return status;
+  return (*pending)->commit();
+}
+
+}  // namespace onnxopt::ir

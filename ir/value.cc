@@ -1,0 +1,63 @@
+#include "onnxopt/ir/ir.h"
+
+namespace onnxopt::ir {
+
+bool Value::isGraphOutput() const {
+  for (const Use& use : uses_) {
+    if (use.isGraphOutput()) return true;
+  }
+  return false;
+}
+
+Type Value::type() const {
+  if (value_info_ && value_info_->has_type()) return Type::fromProto(value_info_->type());
+  if (input_info_ && input_info_->has_type()) return Type::fromProto(input_info_->type());
+  if (initializer_) {
+    Shape shape;
+    for (int64_t dim : initializer_->dims()) shape.push_back(Dim::known(dim));
+    return Type::tensor(initializer_->dataType(), std::move(shape));
+  }
+  return Type();
+}
+
+void Value::setType(const Type& type) {
+  if (!value_info_) {
+    value_info_ = std::make_unique<onnx::ValueInfoProto>();
+    value_info_order_ = graph_->next_value_info_order_++;
+  }
+  type.writeTo(value_info_->mutable_type());
+}
+
+uint32_t Value::addUse(const Use& use) {
+  uses_.push_back(use);
+  return static_cast<uint32_t>(uses_.size() - 1);
+}
+
+void Value::removeUse(uint32_t slot) {
+  const uint32_t last = static_cast<uint32_t>(uses_.size() - 1);
+  if (slot != last) {
+    uses_[slot] = uses_[last];
+    const Use& moved = uses_[slot];
+    if (moved.isGraphOutput()) {
+      moved.graphOutputOf()->output_use_slots_[moved.index()] = slot;
+    } else {
+      moved.user()->input_use_slots_[moved.index()] = slot;
+    }
+  }
+  uses_.pop_back();
+}
+
+void Value::replaceAllUsesWith(Value* replacement) {
+  if (replacement == this) return;
+  // Each step moves the last use, so the loop is O(uses) and needs no copy of the list.
+  while (!uses_.empty()) {
+    const Use use = uses_.back();
+    if (use.isGraphOutput()) {
+      use.graphOutputOf()->setOutput(use.index(), replacement);
+    } else {
+      use.user()->setInput(use.index(), replacement);
+    }
+  }
+}
+
+}  // namespace onnxopt::ir

@@ -1,0 +1,138 @@
+#include "onnxopt/ir/verifier.h"
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+
+namespace onnxopt::ir {
+namespace {
+
+std::string describe(const Node& node) {
+  return absl::StrCat("node '", node.name(), "' (", node.opType(), ")");
+}
+
+// Values defined so far in one graph, chained to the enclosing graphs' at the owning node.
+struct DefinedValues {
+  const DefinedValues* outer = nullptr;
+  absl::flat_hash_set<const Value*> values;
+  absl::flat_hash_set<absl::string_view> names;
+
+  bool contains(const Value* value) const {
+    for (const DefinedValues* scope = this; scope; scope = scope->outer) {
+      if (scope->values.contains(value)) return true;
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+class Verifier {
+ public:
+  absl::Status verifyGraph(const Graph& graph, const DefinedValues* outer) {
+    DefinedValues defined;
+    defined.outer = outer;
+    const std::string where = graph.parentNode()
+                                  ? absl::StrCat(" in graph '", graph.name(), "' of ",
+                                                 describe(*graph.parentNode()))
+                                  : std::string();
+    auto define = [&](const Value* value, absl::string_view what) -> absl::Status {
+      if (value->graph() != &graph) {
+        return absl::InternalError(absl::StrCat(what, " '", value->name(), "'", where,
+                                                " belongs to another graph"));
+      }
+      if (!defined.names.insert(value->name()).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("value name '", value->name(), "' is defined twice", where));
+      }
+      defined.values.insert(value);
+      return checkUses(*value);
+    };
+
+    for (const Value* input : graph.inputs()) {
+      if (absl::Status status = define(input, "graph input"); !status.ok()) return status;
+    }
+    for (const Value* initializer : graph.initializers()) {
+      if (initializer->isGraphInput()) continue;
+      if (absl::Status status = define(initializer, "initializer"); !status.ok()) return status;
+    }
+
+    const Node* previous = nullptr;
+    size_t count = 0;
+    for (const Node* node = graph.firstNode(); node; node = node->next()) {
+      ++count;
+      if (node->graph() != &graph || node->isErased() || node->prev() != previous) {
+        return absl::InternalError(
+            absl::StrCat(describe(*node), where, " is badly linked into its graph's node list"));
+      }
+      previous = node;
+      for (size_t i = 0; i < node->numInputs(); ++i) {
+        const Value* input = node->input(i);
+        if (input == nullptr) continue;
+        if (!defined.contains(input)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              describe(*node), where, ": input '", input->name(),
+              "' is not defined before the node in this graph or an enclosing one"));
+        }
+        const uint32_t slot = node->input_use_slots_[i];
+        if (slot >= input->uses().size() || !(input->uses()[slot] == Use(const_cast<Node*>(node), i))) {
+          return absl::InternalError(absl::StrCat(describe(*node), where, ": input '",
+                                                  input->name(), "' does not list this use"));
+        }
+      }
+      for (const Attribute& attribute : node->attributes()) {
+        for (const auto& subgraph : attribute.graphs()) {
+          if (subgraph->parentNode() != node) {
+            return absl::InternalError(absl::StrCat("a subgraph of ", describe(*node), where,
+                                                    " does not know its parent node"));
+          }
+          if (absl::Status status = verifyGraph(*subgraph, &defined); !status.ok()) return status;
+        }
+      }
+      for (size_t i = 0; i < node->numOutputs(); ++i) {
+        const Value* output = node->output(i);
+        if (output == nullptr) continue;
+        if (output->producer() != node || output->producerOutputIndex() != i) {
+          return absl::InternalError(absl::StrCat(describe(*node), where, ": output '",
+                                                  output->name(), "' names another producer"));
+        }
+        if (absl::Status status = define(output, "value"); !status.ok()) return status;
+      }
+    }
+    if (count != graph.numNodes() || previous != graph.lastNode()) {
+      return absl::InternalError(absl::StrCat("the node list", where, " is badly linked"));
+    }
+    for (size_t i = 0; i < graph.outputs().size(); ++i) {
+      const Value* output = graph.outputs()[i];
+      if (output == nullptr || !defined.contains(output)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "graph output ", i, output ? absl::StrCat(" '", output->name(), "'") : std::string(),
+            where, " is not defined in this graph or an enclosing one"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  // Every use a value lists must be an operand (or graph output) that really reads it.
+  static absl::Status checkUses(const Value& value) {
+    for (const Use& use : value.uses()) {
+      const bool consistent =
+          use.isGraphOutput()
+              ? use.index() < use.graphOutputOf()->outputs().size() &&
+                    use.graphOutputOf()->outputs()[use.index()] == &value
+              : !use.user()->isErased() && use.user()->input(use.index()) == &value;
+      if (!consistent) {
+        return absl::InternalError(
+            absl::StrCat("value '", value.name(), "' lists a use that does not read it"));
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
+absl::Status verify(const Model& model) {
+  Verifier verifier;
+  return verifier.verifyGraph(model.graph(), nullptr);
+}
+
+}  // namespace onnxopt::ir
