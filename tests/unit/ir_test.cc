@@ -1,0 +1,294 @@
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "onnxopt/ir/ir.h"
+#include "onnxopt/ir/serialization.h"
+#include "onnxopt/ir/verifier.h"
+#include "test_models.h"
+
+namespace onnxopt::ir {
+namespace {
+
+using onnxopt::testing::parseModel;
+using onnxopt::testing::parseProto;
+
+constexpr char kChain[] = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+chain (float[N,4] X) => (float[N,4] Y) {
+  A = Relu(X)
+  B = Neg(A)
+  C = Abs(B)
+  Y = Sigmoid(C)
+}
+)";
+
+constexpr char kIfCapturingOuterValue[] = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+captures (bool cond, float[2] X) => (float[2] Y) {
+  A = Relu(X)
+  Y = If(cond) <
+    then_branch = then_graph () => (float[2] T) { T = Neg(A) },
+    else_branch = else_graph () => (float[2] E) { E = Abs(A) }
+  >
+}
+)";
+
+std::vector<std::string> opTypes(const Graph& graph) {
+  std::vector<std::string> ops;
+  for (const Node& node : graph) ops.push_back(node.opType());
+  return ops;
+}
+
+size_t countUses(const Value& value, const Node* user) {
+  return std::count_if(value.uses().begin(), value.uses().end(),
+                       [user](const Use& use) { return use.user() == user; });
+}
+
+TEST(IrTest, ImportKeepsOrderAndUses) {
+  auto model = parseModel(kChain);
+  Graph& graph = model->graph();
+  EXPECT_EQ(opTypes(graph), (std::vector<std::string>{"Relu", "Neg", "Abs", "Sigmoid"}));
+  EXPECT_EQ(graph.numNodes(), 4u);
+  Value* x = graph.inputs()[0];
+  ASSERT_EQ(x->uses().size(), 1u);
+  EXPECT_EQ(x->uses()[0].user(), graph.firstNode());
+  Value* y = graph.outputs()[0];
+  ASSERT_TRUE(y->hasOneUse());
+  EXPECT_TRUE(y->uses()[0].isGraphOutput()) << "a graph output counts as a use";
+  EXPECT_TRUE(y->isGraphOutput());
+  EXPECT_TRUE(verify(*model).ok());
+}
+
+TEST(IrTest, ErasingTheCurrentNodeDuringIterationIsSafe) {
+  auto model = parseModel(kChain);
+  Graph& graph = model->graph();
+  std::vector<std::string> visited;
+  for (Node& node : graph) {
+    visited.push_back(node.opType());
+    if (node.is("Neg") || node.is("Abs")) {
+      node.output(0)->replaceAllUsesWith(node.input(0));
+      graph.eraseNode(&node);
+    }
+  }
+  EXPECT_EQ(visited, (std::vector<std::string>{"Relu", "Neg", "Abs", "Sigmoid"}));
+  EXPECT_EQ(opTypes(graph), (std::vector<std::string>{"Relu", "Sigmoid"}));
+  EXPECT_EQ(graph.numNodes(), 2u);
+  EXPECT_TRUE(verify(*model).ok()) << verify(*model);
+}
+
+TEST(IrTest, ErasingTheCurrentAndTheNextNodeSkipsBoth) {
+  auto model = parseModel(kChain);
+  Graph& graph = model->graph();
+  std::vector<std::string> visited;
+  for (Node& node : graph) {
+    visited.push_back(node.opType());
+    if (node.is("Relu")) {
+      Node* neg = node.next();
+      neg->output(0)->replaceAllUsesWith(node.input(0));
+      graph.eraseNode(neg);
+      node.output(0)->replaceAllUsesWith(node.input(0));
+      graph.eraseNode(&node);
+    }
+  }
+  EXPECT_EQ(visited, (std::vector<std::string>{"Relu", "Abs", "Sigmoid"}));
+  EXPECT_TRUE(verify(*model).ok()) << verify(*model);
+}
+
+TEST(IrTest, SubgraphNodesHoldRealUsesOfOuterValues) {
+  auto model = parseModel(kIfCapturingOuterValue);
+  Graph& graph = model->graph();
+  Node* relu = graph.firstNode();
+  Node* if_node = relu->next();
+  Value* a = relu->output(0);
+  ASSERT_EQ(a->uses().size(), 2u) << "one use in each branch";
+  for (const Use& use : a->uses()) {
+    ASSERT_FALSE(use.isGraphOutput());
+    EXPECT_EQ(use.user()->graph()->parentNode(), if_node);
+  }
+  EXPECT_TRUE(if_node->hasSubgraphs());
+  EXPECT_EQ(if_node->attr("then_branch")->graphs().front()->parentGraph(), &graph);
+}
+
+TEST(IrTest, ReplaceAllUsesWithReachesIntoSubgraphs) {
+  auto model = parseModel(kIfCapturingOuterValue);
+  Graph& graph = model->graph();
+  Value* x = graph.inputs()[1];
+  Value* a = graph.firstNode()->output(0);
+  a->replaceAllUsesWith(x);
+  EXPECT_FALSE(a->hasUses());
+  EXPECT_EQ(x->uses().size(), 3u);  // Relu, and one node in each branch
+  Graph& then_branch = *graph.lastNode()->attr("then_branch")->graphs().front();
+  EXPECT_EQ(then_branch.firstNode()->input(0), x);
+  graph.eraseNode(graph.firstNode());
+  EXPECT_TRUE(verify(*model).ok()) << verify(*model);
+  auto saved = exportModel(*model);
+  ASSERT_TRUE(saved.ok());
+  EXPECT_EQ(saved->graph().node(0).attribute(0).g().node(0).input(0), "X");
+}
+
+TEST(IrTest, ReplaceAllUsesWithMovesGraphOutputs) {
+  auto model = parseModel(kChain);
+  Graph& graph = model->graph();
+  Value* c = graph.lastNode()->input(0);
+  Value* y = graph.outputs()[0];
+  y->replaceAllUsesWith(c);
+  EXPECT_EQ(graph.outputs()[0], c);
+  EXPECT_TRUE(c->isGraphOutput());
+  EXPECT_FALSE(y->hasUses());
+}
+
+TEST(IrTest, ErasingANodeWithSubgraphsDropsTheirUsesOfOuterValues) {
+  auto model = parseModel(kIfCapturingOuterValue);
+  Graph& graph = model->graph();
+  Value* a = graph.firstNode()->output(0);
+  Node* if_node = graph.lastNode();
+  Value* x = graph.inputs()[1];
+  if_node->output(0)->replaceAllUsesWith(x);
+  graph.eraseNode(if_node);
+  EXPECT_FALSE(a->hasUses());
+  EXPECT_TRUE(verify(*model).ok()) << verify(*model);
+}
+
+TEST(IrTest, OmittedOptionalInputsAndOutputsStayOmitted) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+optional (float[N,3,4] X, float[3] scale, float[3] bias) => (float[N,3,4] Y) {
+  Y, , = LayerNormalization(X, scale, )
+  Z = Clip(X, , bias)
+}
+)");
+  Node* layer_norm = model->graph().firstNode();
+  EXPECT_EQ(layer_norm->numInputs(), 3u);
+  EXPECT_EQ(layer_norm->input(2), nullptr);
+  EXPECT_EQ(layer_norm->numOutputs(), 3u);
+  EXPECT_EQ(layer_norm->output(1), nullptr);
+  Node* clip = layer_norm->next();
+  EXPECT_EQ(clip->input(1), nullptr);
+  auto saved = exportModel(*model);
+  ASSERT_TRUE(saved.ok());
+  EXPECT_EQ(saved->graph().node(0).input(2), "");
+  EXPECT_EQ(saved->graph().node(0).output(2), "");
+  EXPECT_EQ(saved->graph().node(1).input(1), "");
+}
+
+TEST(IrTest, CreateNodeInsertsBeforeTheGivenNode) {
+  auto model = parseModel(kChain);
+  Graph& graph = model->graph();
+  Node* neg = graph.firstNode()->next();
+  const std::string name = model->valueNames().fresh("A");
+  EXPECT_EQ(name, "A_1") << "A is taken";
+  Node* exp = graph.createNode("Exp", {neg->input(0)}, {name}, neg);
+  neg->setInput(0, exp->output(0));
+  EXPECT_EQ(opTypes(graph), (std::vector<std::string>{"Relu", "Exp", "Neg", "Abs", "Sigmoid"}));
+  EXPECT_TRUE(verify(*model).ok()) << verify(*model);
+  graph.moveNodeBefore(exp, nullptr);
+  EXPECT_FALSE(verify(*model).ok()) << "Exp now comes after its user";
+}
+
+TEST(IrTest, FreshNamesAvoidEveryScope) {
+  auto model = parseModel(kIfCapturingOuterValue);
+  NameTable& names = model->valueNames();
+  EXPECT_TRUE(names.contains("T")) << "names inside subgraphs are seeded too";
+  EXPECT_EQ(names.fresh("T"), "T_1");
+  EXPECT_EQ(names.fresh("T"), "T_2");
+  EXPECT_EQ(names.fresh("fresh"), "fresh");
+  EXPECT_EQ(names.fresh("fresh"), "fresh_1");
+}
+
+TEST(IrTest, NodesOutOfOrderAreSortedAndCyclesRejected) {
+  onnx::ModelProto proto = parseProto(kChain);
+  std::swap(*proto.mutable_graph()->mutable_node(0), *proto.mutable_graph()->mutable_node(3));
+  auto model = importModel(std::move(proto));
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ(opTypes((*model)->graph()),
+            (std::vector<std::string>{"Relu", "Neg", "Abs", "Sigmoid"}));
+
+  onnx::ModelProto cyclic = parseProto(kChain);
+  cyclic.mutable_graph()->mutable_node(0)->set_input(0, "C");
+  cyclic.mutable_graph()->mutable_node(0)->set_name("first");
+  auto rejected = importModel(std::move(cyclic));
+  ASSERT_FALSE(rejected.ok());
+  EXPECT_EQ(rejected.status().message(), "the graph has a cycle through node 'first' (Relu)");
+}
+
+TEST(IrTest, InitializersThatAreAlsoInputsAndRemoval) {
+  onnx::ModelProto proto = parseProto(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X, float[2] W) => (float[2] Y) <float[2] W = {1, 2}, float[2] B = {3, 4}, float[2] U = {5, 6}> {
+  T = Add(X, W)
+  Y = Add(T, B)
+}
+)");
+  auto model = importModel(std::move(proto));
+  ASSERT_TRUE(model.ok()) << model.status();
+  Graph& graph = (*model)->graph();
+  Value* w = graph.inputs()[1];
+  EXPECT_TRUE(w->isGraphInput());
+  EXPECT_TRUE(w->isInitializer());
+  ASSERT_EQ(graph.initializers().size(), 3u);
+  Value* unused = graph.initializers()[2];
+  EXPECT_FALSE(unused->hasUses());
+  graph.removeInitializer(unused);
+  ASSERT_EQ(graph.initializers().size(), 2u);
+  EXPECT_EQ(graph.initializers()[1]->name(), "B");
+  EXPECT_TRUE(verify(**model).ok());
+  auto saved = exportModel(**model);
+  ASSERT_TRUE(saved.ok());
+  EXPECT_EQ(saved->graph().initializer_size(), 2);
+  EXPECT_EQ(saved->graph().input_size(), 2);
+}
+
+TEST(IrTest, TypesReadKnownSymbolicAndUnknownDims) {
+  onnx::ModelProto proto = parseProto(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,4,?] X) => (float[N,4,?] Y) { Y = Relu(X) }
+)");
+  auto model = importModel(std::move(proto));
+  ASSERT_TRUE(model.ok());
+  Type type = (*model)->graph().inputs()[0]->type();
+  ASSERT_TRUE(type.isTensor());
+  EXPECT_EQ(type.elemType(), onnx::TensorProto::FLOAT);
+  ASSERT_EQ(type.rank(), 3);
+  EXPECT_TRUE((*type.shape())[0].isSymbolic());
+  EXPECT_EQ((*type.shape())[0].symbol(), "N");
+  EXPECT_EQ((*type.shape())[1], Dim::known(4));
+  EXPECT_TRUE((*type.shape())[2].isUnknown());
+  EXPECT_FALSE((*type.shape())[2].provablyEquals(Dim::unknown()));
+
+  Value* relu_out = (*model)->graph().firstNode()->output(0);
+  EXPECT_FALSE(relu_out->type().isTensor()) << "no value_info for Y: the graph output has it";
+  relu_out->setType(Type::tensor(onnx::TensorProto::FLOAT, Shape{Dim::known(2)}));
+  EXPECT_EQ(relu_out->type().rank(), 1);
+  auto saved = exportModel(**model);
+  ASSERT_TRUE(saved.ok());
+  ASSERT_EQ(saved->graph().value_info_size(), 1);
+  EXPECT_EQ(saved->graph().value_info(0).name(), "Y");
+}
+
+TEST(IrTest, AttributesReadAndWrite) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[3,2] Y) { Y = Transpose<perm = [1, 0]>(X) }
+)");
+  Node* transpose = model->graph().firstNode();
+  ASSERT_NE(transpose->attr("perm"), nullptr);
+  EXPECT_EQ(transpose->attr("perm")->ints().size(), 2);
+  EXPECT_EQ(transpose->intAttr("missing", 7), 7);
+  transpose->setAttr(Attribute::makeInts("perm", {0, 1}));
+  EXPECT_EQ(transpose->attributes().size(), 1u);
+  EXPECT_EQ(transpose->attr("perm")->ints()[0], 0);
+  EXPECT_TRUE(transpose->removeAttr("perm"));
+  EXPECT_EQ(transpose->attr("perm"), nullptr);
+}
+
+TEST(IrTest, OpsetVersionTreatsAiOnnxAsTheDefaultDomain) {
+  auto model = parseModel(kChain);
+  EXPECT_EQ(model->opsetVersion(""), 13);
+  EXPECT_EQ(model->opsetVersion("ai.onnx"), 13);
+  EXPECT_EQ(model->opsetVersion("com.microsoft"), std::nullopt);
+  EXPECT_TRUE(model->graph().firstNode()->is("Relu", "ai.onnx"));
+}
+
+}  // namespace
+}  // namespace onnxopt::ir

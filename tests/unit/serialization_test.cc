@@ -1,0 +1,369 @@
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "onnxopt/ir/ir.h"
+#include "onnxopt/ir/serialization.h"
+#include "onnxopt/ir/verifier.h"
+#include "test_models.h"
+
+namespace onnxopt::ir {
+namespace {
+
+namespace fs = std::filesystem;
+using onnxopt::testing::parseProto;
+
+constexpr char kLinear[] = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+linear (float[N,4] X) => (float[N,3] Y) <float[3,4] W = {1,2,3,4,5,6,7,8,9,10,11,12}, float[3] B = {1,2,3}> {
+  Y = Gemm<transB = 1>(X, W, B)
+}
+)";
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+void writeFile(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "onnxopt_test_XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  fs::path operator/(const std::string& name) const { return path_ / name; }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string serialize(const onnx::ModelProto& proto) {
+  std::string bytes;
+  proto.SerializeToString(&bytes);
+  return bytes;
+}
+
+std::string roundTrip(const std::string& bytes) {
+  auto model = loadModelFromBytes(bytes);
+  EXPECT_TRUE(model.ok()) << model.status();
+  if (!model.ok()) return "";
+  EXPECT_TRUE(verify(**model).ok());
+  auto saved = saveModelToBytes(**model);
+  EXPECT_TRUE(saved.ok()) << saved.status();
+  return saved.ok() ? *saved : "";
+}
+
+TEST(SerializationTest, WhatTheIrDoesNotModelSurvives) {
+  onnx::ModelProto proto = parseProto(R"(
+<ir_version: 10, opset_import: ["" : 21, "custom.domain" : 1], producer_name: "exporter",
+ producer_version: "9.9", domain: "ai.example", model_version: 3, doc_string: "model doc">
+g (float[N,4] X) => (float[N,4] Y) <float[4] W = {1,2,3,4}> {
+  A = Add(X, W)
+  Y = custom.domain.Thing<note = "kept", alpha = 0.5, sizes = [1, 2]>(A)
+}
+)");
+  auto* meta = proto.add_metadata_props();
+  meta->set_key("author");
+  meta->set_value("someone");
+  proto.mutable_graph()->set_doc_string("graph doc");
+  proto.mutable_graph()->mutable_node(0)->set_doc_string("node doc");
+  auto* info = proto.mutable_graph()->add_value_info();
+  info->set_name("A");
+  info->set_doc_string("value doc");
+  info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  proto.mutable_graph()->add_value_info()->set_name("no_such_value");
+  auto* annotation = proto.mutable_graph()->add_quantization_annotation();
+  annotation->set_tensor_name("A");
+  auto* function = proto.add_functions();
+  function->set_name("Thing");
+  function->set_domain("custom.domain");
+  function->add_input("x");
+  function->add_output("y");
+  auto* body = function->add_node();
+  body->set_op_type("Identity");
+  body->add_input("x");
+  body->add_output("y");
+  proto.add_training_info()->mutable_algorithm()->set_name("train");
+  auto* sparse = proto.mutable_graph()->add_sparse_initializer();
+  sparse->mutable_values()->set_name("S");
+  sparse->mutable_values()->set_data_type(onnx::TensorProto::FLOAT);
+  sparse->mutable_values()->add_dims(1);
+  sparse->mutable_values()->add_float_data(2.5f);
+  sparse->add_dims(4);
+  // Fields from ONNX versions newer than 1.12 arrive as unknown fields, at every level.
+  proto.mutable_unknown_fields()->AddVarint(99, 1);
+  proto.mutable_graph()->mutable_unknown_fields()->AddLengthDelimited(98, "graph extra");
+  proto.mutable_graph()->mutable_node(1)->mutable_unknown_fields()->AddVarint(97, 7);
+  proto.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_unknown_fields()->AddVarint(
+      96, 3);
+  proto.mutable_graph()->mutable_input(0)->mutable_unknown_fields()->AddFixed32(95, 5);
+  proto.mutable_graph()->mutable_initializer(0)->mutable_unknown_fields()->AddVarint(94, 4);
+
+  const std::string bytes = serialize(proto);
+  EXPECT_EQ(roundTrip(bytes), bytes);
+}
+
+TEST(SerializationTest, WeightsAreMovedNotCopied) {
+  onnx::ModelProto proto = parseProto(kLinear);
+  onnx::TensorProto* weight = proto.mutable_graph()->mutable_initializer(0);
+  weight->set_raw_data(std::string(1 << 20, 'w'));
+  weight->clear_float_data();
+  weight->set_dims(1, 1 << 18);
+  const char* bytes_before = weight->raw_data().data();
+  auto model = importModel(std::move(proto));
+  ASSERT_TRUE(model.ok()) << model.status();
+  const Tensor& tensor = *(*model)->graph().initializers()[0]->initializer();
+  EXPECT_EQ(tensor.proto().raw_data().data(), bytes_before) << "the import copied the weights";
+  ASSERT_TRUE(saveModelToBytes(**model).ok());
+  EXPECT_EQ(tensor.proto().raw_data().data(), bytes_before)
+      << "saving must lend the weights and give the same buffer back";
+}
+
+TEST(SerializationTest, BadBytesAreErrorsNotCrashes) {
+  auto empty = loadModelFromBytes("");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.status().message(), "the model has no graph");
+
+  auto garbage = loadModelFromBytes("\xff\xff\xff\xff garbage");
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_NE(garbage.status().message().find("not a valid ONNX model"), std::string::npos);
+
+  const std::string good = serialize(parseProto(kLinear));
+  for (size_t cut = 1; cut < good.size(); ++cut) {
+    auto truncated = loadModelFromBytes(absl::string_view(good).substr(0, cut));
+    if (truncated.ok()) EXPECT_TRUE(verify(**truncated).ok()) << "cut at " << cut;
+  }
+}
+
+TEST(SerializationTest, ErrorsNameTheElement) {
+  onnx::ModelProto dangling = parseProto(kLinear);
+  dangling.mutable_graph()->mutable_node(0)->set_name("fc");
+  dangling.mutable_graph()->mutable_node(0)->set_input(1, "missing");
+  auto status = loadModelFromBytes(serialize(dangling)).status();
+  EXPECT_EQ(status.message(),
+            "node 'fc' (Gemm): input 'missing' is not defined by any node, graph input or "
+            "initializer");
+
+  onnx::ModelProto twice = parseProto(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) { Y = Relu(X)  Y = Neg(X) }
+)");
+  twice.mutable_graph()->mutable_node(1)->set_name("second");
+  status = loadModelFromBytes(serialize(twice)).status();
+  EXPECT_EQ(status.message(), "value 'Y' is produced twice: by node 'second' (Neg) and by an earlier node");
+
+  onnx::ModelProto unknown_type = parseProto(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[3,2] Y) { Y = Transpose<perm = [1, 0]>(X) }
+)");
+  auto* attribute = unknown_type.mutable_graph()->mutable_node(0)->mutable_attribute(0);
+  attribute->clear_type();
+  attribute->mutable_unknown_fields()->AddVarint(20, 77);  // an enum value ONNX does not define
+  status = loadModelFromBytes(serialize(unknown_type)).status();
+  EXPECT_EQ(status.message(), "node '' (Transpose): attribute 'perm' has an unknown type");
+
+  onnx::ModelProto no_output = parseProto(kLinear);
+  no_output.mutable_graph()->mutable_output(0)->set_name("nowhere");
+  status = loadModelFromBytes(serialize(no_output)).status();
+  EXPECT_EQ(status.message(),
+            "graph output 'nowhere' is not defined by any node, graph input or initializer");
+}
+
+TEST(SerializationTest, FileErrorsNameTheFile) {
+  TempDir dir;
+  auto missing = loadModelFromFile((dir / "missing.onnx").string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("missing.onnx: cannot open the model"),
+            std::string::npos);
+  auto folder = loadModelFromFile(dir.path().string());
+  ASSERT_FALSE(folder.ok());
+  EXPECT_NE(folder.status().message().find("is a folder"), std::string::npos);
+  writeFile(dir / "junk.onnx", "junk");
+  auto junk = loadModelFromFile((dir / "junk.onnx").string());
+  ASSERT_FALSE(junk.ok());
+  EXPECT_NE(junk.status().message().find("junk.onnx: not a valid ONNX model"), std::string::npos);
+}
+
+// Writes kLinear with W in "weights.bin" next to the model.
+fs::path writeExternalModel(const TempDir& dir, const std::string& location = "weights.bin",
+                            int64_t length = 48) {
+  onnx::ModelProto proto = parseProto(kLinear);
+  onnx::TensorProto* weight = proto.mutable_graph()->mutable_initializer(0);
+  std::string bytes(reinterpret_cast<const char*>(weight->float_data().data()),
+                    weight->float_data_size() * sizeof(float));
+  weight->clear_float_data();
+  weight->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto add = [weight](const char* key, const std::string& value) {
+    auto* entry = weight->add_external_data();
+    entry->set_key(key);
+    entry->set_value(value);
+  };
+  add("location", location);
+  add("offset", "16");
+  add("length", std::to_string(length));
+  writeFile(dir / "weights.bin", std::string(16, '\0') + bytes);
+  const fs::path model_path = dir / "model.onnx";
+  writeFile(model_path, serialize(proto));
+  return model_path;
+}
+
+TEST(SerializationTest, ExternalDataIsReadOnlyWhenNeeded) {
+  TempDir dir;
+  const fs::path model_path = writeExternalModel(dir);
+  auto model = loadModelFromFile(model_path.string());
+  ASSERT_TRUE(model.ok()) << model.status();
+  std::shared_ptr<Tensor> weight = (*model)->graph().initializers()[0]->initializer();
+  ASSERT_TRUE(weight->isExternal());
+  EXPECT_FALSE(weight->proto().has_raw_data());
+  // Bytes written after loading are the ones read: nothing was read at load time.
+  std::string changed = readFile(dir / "weights.bin");
+  changed[16] = 'Z';
+  writeFile(dir / "weights.bin", changed);
+  ASSERT_TRUE(weight->loadExternalData().ok());
+  EXPECT_FALSE(weight->isExternal());
+  EXPECT_EQ(weight->proto().raw_data().size(), 48u);
+  EXPECT_EQ(weight->proto().raw_data()[0], 'Z');
+}
+
+TEST(SerializationTest, ExternalDataStaysPutInTheSameFolder) {
+  TempDir dir;
+  const fs::path model_path = writeExternalModel(dir);
+  const std::string original = readFile(model_path);
+  auto model = loadModelFromFile(model_path.string());
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_TRUE(saveModelToFile(**model, (dir / "copy.onnx").string()).ok());
+  EXPECT_EQ(readFile(dir / "copy.onnx"), original);
+  EXPECT_FALSE(fs::exists(dir / "copy.onnx.data"));
+  // Saving over the input itself is safe too.
+  ASSERT_TRUE(saveModelToFile(**model, model_path.string()).ok());
+  EXPECT_EQ(readFile(model_path), original);
+}
+
+TEST(SerializationTest, ExternalDataIsCopiedNextToAnOutputElsewhere) {
+  TempDir source, target;
+  const fs::path model_path = writeExternalModel(source);
+  auto model = loadModelFromFile(model_path.string());
+  ASSERT_TRUE(model.ok()) << model.status();
+  fs::create_directories(target / "sub");
+  const fs::path output = target / "sub" / "out.onnx";
+  ASSERT_TRUE(saveModelToFile(**model, output.string()).ok());
+  ASSERT_TRUE(fs::exists(target / "sub" / "out.onnx.data"));
+  fs::remove_all(source.path());  // the copy must stand on its own
+
+  auto reloaded = loadModelFromFile(output.string(), LoadOptions{"", true});
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status();
+  const Tensor& weight = *(*reloaded)->graph().initializers()[0]->initializer();
+  EXPECT_EQ(weight.proto().raw_data().size(), 48u);
+  float first;
+  std::memcpy(&first, weight.proto().raw_data().data(), sizeof first);
+  EXPECT_EQ(first, 1.0f);
+  for (const auto& entry : (*reloaded)->graph().initializers()[0]->initializer()->proto().external_data()) {
+    if (entry.key() == "location") EXPECT_EQ(entry.value(), "out.onnx.data");
+  }
+}
+
+TEST(SerializationTest, ExternalDataThatEscapesOrIsBrokenIsRefused) {
+  struct Case {
+    std::string location;
+    int64_t length;
+    std::string expected;
+  };
+  TempDir outside;
+  writeFile(outside / "secret.bin", std::string(64, 's'));
+  const std::vector<Case> cases = {
+      {"/etc/passwd", 48, "tensor 'W': external data location '/etc/passwd' is absolute"},
+      {"../weights.bin", 48, "location '../weights.bin' leaves the model's folder ('..')"},
+      {"sub/../../weights.bin", 48, "leaves the model's folder"},
+      {"link.bin", 48, "resolves outside the model's folder (through a symlink)"},
+      {"absent.bin", 48, "file 'absent.bin' not found next to the model"},
+      {"weights.bin", 4096, "runs past the end of 'weights.bin' (64 bytes)"},
+      {"weights.bin", 40, "holds 40 bytes but the dims and type need 48"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.location);
+    TempDir dir;
+    fs::create_symlink(outside / "secret.bin", dir / "link.bin");
+    const fs::path model_path = writeExternalModel(dir, c.location, c.length);
+    auto model = loadModelFromFile(model_path.string());
+    ASSERT_FALSE(model.ok());
+    EXPECT_NE(model.status().message().find(c.expected), std::string::npos) << model.status();
+    EXPECT_EQ(model.status().message().rfind(model_path.string(), 0), 0u) << "names the file";
+  }
+}
+
+TEST(SerializationTest, ModelsOverTheInlineLimitGetExternalData) {
+  TempDir dir;
+  onnx::ModelProto proto = parseProto(kLinear);
+  onnx::TensorProto* weight = proto.mutable_graph()->mutable_initializer(0);
+  weight->clear_float_data();
+  weight->set_dims(1, 4096);
+  std::string bytes(3 * 4096 * sizeof(float), '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7);
+  weight->set_raw_data(bytes);
+  auto model = importModel(std::move(proto));
+  ASSERT_TRUE(model.ok());
+  SaveOptions options;
+  options.max_inline_bytes = 4096;
+  const fs::path output = dir / "big.onnx";
+  ASSERT_TRUE(saveModelToFile(**model, output.string(), options).ok());
+  EXPECT_LT(fs::file_size(output), 4096u);
+  ASSERT_TRUE(fs::exists(dir / "big.onnx.data"));
+  EXPECT_EQ((*model)->graph().initializers()[0]->initializer()->proto().raw_data(), bytes)
+      << "saving must leave the IR as it was";
+
+  auto reloaded = loadModelFromFile(output.string(), LoadOptions{"", true});
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status();
+  EXPECT_EQ((*reloaded)->graph().initializers()[0]->initializer()->proto().raw_data(), bytes);
+  EXPECT_EQ(saveModelToBytes(**reloaded).ok(), true);
+}
+
+TEST(SerializationTest, ModelsOverTwoGiBAreSavedWithExternalData) {
+  TempDir dir;
+  onnx::ModelProto proto = parseProto(kLinear);
+  onnx::TensorProto* weight = proto.mutable_graph()->mutable_initializer(0);
+  weight->clear_float_data();
+  const int64_t columns = (int64_t{9} << 30) / 4 / 3 / 4;  // 2.25 GiB of floats in all
+  weight->set_dims(1, columns);
+  weight->mutable_raw_data()->resize(static_cast<size_t>(3 * columns * 4), '\x01');
+  auto model = importModel(std::move(proto));
+  ASSERT_TRUE(model.ok());
+  EXPECT_FALSE(saveModelToBytes(**model).ok()) << "bytes cannot hold it";
+  const fs::path output = dir / "huge.onnx";
+  absl::Status saved = saveModelToFile(**model, output.string());
+  ASSERT_TRUE(saved.ok()) << saved;
+  EXPECT_LT(fs::file_size(output), 4096u);
+  EXPECT_GE(fs::file_size(dir / "huge.onnx.data"), static_cast<uintmax_t>(3 * columns * 4));
+  model->reset();
+  auto reloaded = loadModelFromFile(output.string());
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status();
+  EXPECT_TRUE((*reloaded)->graph().initializers()[0]->initializer()->isExternal());
+}
+
+TEST(SerializationTest, FailedSavesLeaveNothingBehind) {
+  TempDir dir;
+  auto model = importModel(parseProto(kLinear));
+  ASSERT_TRUE(model.ok());
+  auto status = saveModelToFile(**model, (dir / "no_such_dir" / "out.onnx").string());
+  EXPECT_FALSE(status.ok());
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  fs::create_directories(dir / "taken");
+  status = saveModelToFile(**model, (dir / "taken").string());
+  EXPECT_FALSE(status.ok());
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+}
+
+}  // namespace
+}  // namespace onnxopt::ir
