@@ -1,0 +1,171 @@
+#pragma once
+
+// A pass: a named transformation of a whole model, with typed options that the pipeline text sets
+// (`eliminate-dead-nodes{max-iterations=3}`).
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "onnxopt/ir/ir.h"
+
+namespace onnxopt {
+
+class Pass;
+
+// Counters one run of a pass keeps; --pass-statistics shows them.
+struct PassStatistics {
+  int64_t nodes_visited = 0;    // nodes the pass looked at (a node revisited counts again)
+  int64_t nodes_matched = 0;    // matches patterns declared, including those a guard blocked
+  int64_t nodes_rewritten = 0;  // rewrites applied
+  int64_t nodes_removed = 0;    // nodes erased, nodes of erased subgraphs included
+  int64_t initializers_removed = 0;
+
+  PassStatistics& operator+=(const PassStatistics& other);
+};
+
+// What a running pass may use besides the model.
+class PassContext {
+ public:
+  // Receives one line (no trailing newline) per call.
+  using DebugSink = std::function<void(absl::string_view line)>;
+
+  PassStatistics& statistics() { return statistics_; }
+  const PassStatistics& statistics() const { return statistics_; }
+
+  // --debug: why patterns did not match, which rewrites were applied.
+  bool debugEnabled() const { return static_cast<bool>(debug_sink_); }
+  void debug(absl::string_view line) const {
+    if (debug_sink_) debug_sink_(line);
+  }
+  void setDebugSink(DebugSink sink) { debug_sink_ = std::move(sink); }
+
+  // Tests require every rewrite driver to reach a fixed point; otherwise not converging is a
+  // warning, not an error.
+  bool requireConvergence() const { return require_convergence_; }
+  void setRequireConvergence(bool require) { require_convergence_ = require; }
+
+  // Something the user should hear about that does not fail the pass.
+  void warn(std::string message) { warnings_.push_back(std::move(message)); }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  PassStatistics statistics_;
+  DebugSink debug_sink_;
+  bool require_convergence_ = false;
+  std::vector<std::string> warnings_;
+};
+
+// One option of a pass, as the pipeline text and --list-passes see it.
+class PassOptionBase {
+ public:
+  PassOptionBase(const PassOptionBase&) = delete;
+  PassOptionBase& operator=(const PassOptionBase&) = delete;
+  virtual ~PassOptionBase() = default;
+
+  const std::string& name() const { return name_; }
+  const std::string& description() const { return description_; }
+  // "bool", "int" or "string".
+  virtual const char* typeName() const = 0;
+  virtual std::string valueText() const = 0;
+  virtual std::string defaultText() const = 0;
+  // Sets the value from pipeline text; the error says what form is expected.
+  virtual absl::Status parse(absl::string_view text) = 0;
+
+ protected:
+  // Registers the option with `owner`, which must outlive it (options are members of the pass).
+  PassOptionBase(Pass& owner, std::string name, std::string description);
+  void markSet();
+
+ private:
+  Pass& owner_;
+  std::string name_;
+  std::string description_;
+};
+
+namespace detail {
+absl::Status parseOptionValue(absl::string_view text, bool* value);
+absl::Status parseOptionValue(absl::string_view text, int64_t* value);
+absl::Status parseOptionValue(absl::string_view text, std::string* value);
+std::string optionValueText(bool value);
+std::string optionValueText(int64_t value);
+std::string optionValueText(const std::string& value);
+const char* optionTypeName(bool*);
+const char* optionTypeName(int64_t*);
+const char* optionTypeName(std::string*);
+}  // namespace detail
+
+// A typed option, declared as a member of the pass:
+//   PassOption<int64_t> max_iterations_{*this, "max-iterations", 10, "iteration cap"};
+// T is bool, int64_t or std::string.
+template <typename T>
+class PassOption final : public PassOptionBase {
+ public:
+  PassOption(Pass& owner, std::string name, T default_value, std::string description)
+      : PassOptionBase(owner, std::move(name), std::move(description)),
+        default_value_(default_value),
+        value_(std::move(default_value)) {}
+
+  const T& value() const { return value_; }
+  const T& operator*() const { return value_; }
+  // Setting from C++ counts as set: the pass's pipeline text shows it.
+  void setValue(T value) {
+    value_ = std::move(value);
+    markSet();
+  }
+
+  const char* typeName() const override { return detail::optionTypeName(static_cast<T*>(nullptr)); }
+  std::string valueText() const override { return detail::optionValueText(value_); }
+  std::string defaultText() const override { return detail::optionValueText(default_value_); }
+  absl::Status parse(absl::string_view text) override {
+    T parsed;
+    if (absl::Status status = detail::parseOptionValue(text, &parsed); !status.ok()) return status;
+    setValue(std::move(parsed));
+    return absl::OkStatus();
+  }
+
+ private:
+  T default_value_;
+  T value_;
+};
+
+class Pass {
+ public:
+  Pass(const Pass&) = delete;
+  Pass& operator=(const Pass&) = delete;
+  virtual ~Pass();
+
+  // The name the registry and the pipeline text use: `eliminate-dead-nodes`.
+  const std::string& name() const { return name_; }
+
+  // Returns whether the model changed. On error the model is still valid and equivalent to the
+  // input: every rewrite applied is complete. Errors name the node (name and op type).
+  virtual absl::StatusOr<bool> run(ir::Model& model, PassContext& context) = 0;
+
+  // Options in declaration order.
+  const std::vector<PassOptionBase*>& options() const { return options_; }
+  PassOptionBase* findOption(absl::string_view name) const;
+  // Parses `value` into option `name`; the error lists the valid options.
+  absl::Status setOption(absl::string_view name, absl::string_view value);
+
+  // `name{option=value,...}` with the options set (from text or C++), in the order they were set;
+  // parsing it gives the same pass.
+  std::string pipelineText() const;
+
+ protected:
+  explicit Pass(std::string name);
+
+ private:
+  friend class PassOptionBase;
+
+  std::string name_;
+  std::vector<PassOptionBase*> options_;
+  std::vector<const PassOptionBase*> set_options_;  // in the order they were first set
+};
+
+}  // namespace onnxopt

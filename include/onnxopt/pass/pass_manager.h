@@ -1,0 +1,104 @@
+#pragma once
+
+// Runs a pipeline of passes over a model, optionally to a fixed point, with verification,
+// statistics, timings and IR printing between passes.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "onnxopt/ir/ir.h"
+#include "onnxopt/pass/pass.h"
+#include "onnxopt/pass/pass_registry.h"
+
+namespace onnxopt {
+
+// When to call the print callback after a pass (--print-ir-after=NAME, --print-ir-after-all,
+// --print-ir-after-change). A pass is selected when `after_all` is set, when its name is in
+// `after_passes`, or, with `after_passes` empty, when `after_change` is set; with `after_change`
+// a selected pass prints only if it changed the model.
+struct IrPrintingOptions {
+  bool after_all = false;
+  bool after_change = false;
+  std::vector<std::string> after_passes;
+  // Called with the pass just run (`round` counts from 1 with --fixed-point, else is 1). The CLI
+  // prints ir::printModel(model) here.
+  std::function<void(const Pass& pass, int64_t round, const ir::Model& model)> print;
+};
+
+struct PassManagerOptions {
+  // Run ir::verify after every pass; a failure names the pass that broke the model.
+  bool verify_each = false;
+  // Repeat the whole pipeline until a round changes nothing, at most `max_fixed_point_rounds`
+  // rounds; hitting the cap is a warning (an error with `require_convergence`).
+  bool fixed_point = false;
+  int64_t max_fixed_point_rounds = 10;
+  // Tests: every rewrite driver and the fixed-point loop must converge, or the run fails.
+  bool require_convergence = false;
+  // --debug: pattern match failures and applied rewrites, one line per call.
+  PassContext::DebugSink debug_sink;
+  IrPrintingOptions print_ir;
+};
+
+// One run of one pass.
+struct PassRun {
+  std::string pass;     // its pipeline text, options included
+  size_t position = 0;  // in the pipeline, from 0
+  int64_t round = 1;
+  bool changed = false;
+  PassStatistics statistics;
+  double seconds = 0;
+  std::vector<std::string> warnings;
+};
+
+struct PipelineReport {
+  std::vector<PassRun> runs;  // in execution order
+  int64_t rounds = 0;
+  bool changed = false;
+  // False only when --fixed-point hit its cap while the model still changed.
+  bool reached_fixed_point = true;
+  // Every warning of every run, prefixed with the pass ("eliminate-dead-nodes: ..."), and the
+  // pipeline's own.
+  std::vector<std::string> warnings;
+};
+
+// --pass-statistics: one row per pass of the pipeline (runs of all rounds summed): nodes visited,
+// matched, rewritten, removed, initializers removed, time.
+std::string formatPassStatistics(const PipelineReport& report);
+// --time-passes: time per pass (rounds summed), share of the total, and the total.
+std::string formatPassTimings(const PipelineReport& report);
+
+class PassManager {
+ public:
+  explicit PassManager(PassManagerOptions options = {});
+
+  void addPass(std::unique_ptr<Pass> pass);
+  // Parses `pipeline` with `registry` and appends its passes; on error adds nothing.
+  absl::Status addPipeline(absl::string_view pipeline,
+                           const PassRegistry& registry = PassRegistry::global());
+  const std::vector<std::unique_ptr<Pass>>& passes() const { return passes_; }
+
+  // --print-pipeline: the pipeline text, which parses back to the same pipeline.
+  std::string pipelineText() const;
+
+  PassManagerOptions& options() { return options_; }
+  const PassManagerOptions& options() const { return options_; }
+
+  // Runs the pipeline. A failing pass stops the run: the status names the pass and the node, and
+  // the model is valid and equivalent to the input (the caller should not save it, though: it
+  // is only partly optimized).
+  absl::StatusOr<PipelineReport> run(ir::Model& model);
+
+ private:
+  bool shouldPrintAfter(const Pass& pass, bool changed) const;
+
+  PassManagerOptions options_;
+  std::vector<std::unique_ptr<Pass>> passes_;
+};
+
+}  // namespace onnxopt

@@ -1,0 +1,58 @@
+#pragma once
+
+// GreedyRewriteDriver: applies a set of patterns to every node of a model, subgraphs included,
+// until nothing changes, erasing nodes that become dead on the way.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "onnxopt/ir/ir.h"
+#include "onnxopt/pass/pass.h"
+#include "onnxopt/rewrite/pattern.h"
+
+namespace onnxopt {
+
+struct GreedyRewriteConfig {
+  // An iteration offers every live node to the patterns, then every node the rewrites touched,
+  // until the worklist is empty. The driver has converged after an iteration that changed
+  // nothing.
+  int64_t max_iterations = 10;
+  // Rewrites allowed in one iteration; 0 means 10 per node present when the iteration starts,
+  // plus 100. Patterns that undo each other hit it instead of looping forever.
+  int64_t max_rewrites_per_iteration = 0;
+};
+
+struct GreedyRewriteResult {
+  bool changed = false;
+  bool converged = false;
+  int64_t iterations = 0;
+  // Why it did not converge; empty when it did.
+  std::string non_convergence;
+};
+
+class GreedyRewriteDriver {
+ public:
+  // `patterns` must outlive the driver. Statistics and --debug lines go to `context`.
+  GreedyRewriteDriver(const RewritePatternSet& patterns, GreedyRewriteConfig config,
+                      PassContext& context);
+
+  // Errors: a pattern's emitError, a broken pattern contract (the status names the pattern and
+  // the node), or, when context.requireConvergence(), not converging. Without that, not
+  // converging is reported in the result and as a warning in the context.
+  absl::StatusOr<GreedyRewriteResult> run(ir::Model& model);
+
+ private:
+  const std::vector<const RewritePattern*>* patternsFor(const ir::Node& node) const;
+
+  GreedyRewriteConfig config_;
+  PassContext& context_;
+  // Domain ("ai.onnx" spelled "") -> op type -> patterns, looked up without building strings.
+  absl::flat_hash_map<std::string,
+                      absl::flat_hash_map<std::string, std::vector<const RewritePattern*>>>
+      patterns_by_root_;
+};
+
+}  // namespace onnxopt

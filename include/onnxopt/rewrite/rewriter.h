@@ -1,0 +1,122 @@
+#pragma once
+
+// PatternRewriter: the only way a pattern reads model-level facts and changes the IR. Every change
+// goes through it so that the driver's worklist stays current and the change contract can be
+// checked.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "onnxopt/ir/ir.h"
+#include "onnxopt/rewrite/pattern.h"
+
+namespace onnxopt {
+
+class PassContext;
+
+namespace detail {
+class Worklist;
+}  // namespace detail
+
+class PatternRewriter {
+ public:
+  PatternRewriter(const PatternRewriter&) = delete;
+  PatternRewriter& operator=(const PatternRewriter&) = delete;
+
+  // ---- while matching ----
+
+  ir::Model& model() const { return model_; }
+  // The opset version the model imports for the node's domain; nullopt if none.
+  std::optional<int64_t> opsetVersion(const ir::Node& node) const;
+
+  // Records why the pattern did not match (shown by --debug) and returns failure().
+  LogicalResult notifyMatchFailure(const ir::Node& node, absl::string_view reason);
+  // Stops the driver with `error` (a malformed model, unreadable external data). Returns
+  // failure(); the pass then fails with the error, naming the node and the pattern. Rewrites
+  // already applied stay: each one is complete.
+  LogicalResult emitError(const ir::Node& node, const absl::Status& error);
+
+  // Declares the match: `root` is the node whose outputs the rewrite replaces (the node the
+  // driver offered), `absorbed` the producers the rewrite folds into its replacement. Blocks the
+  // match (returns a failure, reason recorded) when an output of an absorbed node is a graph
+  // output, has a user outside the match, or feeds nothing in the match. The root is then the
+  // last matched node in topological order, and new nodes are created right before it. Every
+  // change below requires a successful match() first.
+  LogicalResult match(ir::Node& root, absl::Span<ir::Node* const> absorbed = {});
+
+  // Whether replaceAllUsesWith(from, to) keeps the model's interface. An output of the main graph
+  // keeps its name, so when `from` is one, `to` must be able to take that name: a value this
+  // rewrite created, or a node output of the main graph that is not itself a graph output (a
+  // graph input or initializer keeps its own name). Patterns that forward an existing value
+  // check this along with their other checks.
+  bool canReplaceAllUsesWith(const ir::Value& from, const ir::Value& to) const;
+
+  // ---- rewriting (after a successful match) ----
+
+  // A new node before the match root, in its graph, with one fresh output per name hint (names
+  // come from Model::valueNames(), so "Y" may become "Y_1"; a replaced value passes its name on,
+  // see replaceAllUsesWith) and a fresh node name.
+  ir::Node* createNode(const std::string& op_type, absl::Span<ir::Value* const> inputs,
+                       absl::Span<const std::string> output_name_hints,
+                       const std::string& domain = "");
+
+  // Every use of `from` (graph outputs included) reads `to` instead. When `to` was created by
+  // this rewrite, or `from` is an output of the main graph, the two swap names, so the model's
+  // interface and readable names survive. Requires canReplaceAllUsesWith(from, to).
+  void replaceAllUsesWith(ir::Value& from, ir::Value& to);
+  // Replaces output i of `node` with replacements[i] (null: that output has no uses) and erases
+  // `node`.
+  void replaceNode(ir::Node& node, absl::Span<ir::Value* const> replacements);
+  // Erases a node none of whose outputs is used, with its subgraphs.
+  void eraseNode(ir::Node& node);
+
+  // `index` may be numInputs(), to append an input.
+  void setInput(ir::Node& node, size_t index, ir::Value* value);
+  void setAttr(ir::Node& node, ir::Attribute attribute);
+  bool removeAttr(ir::Node& node, absl::string_view name);
+  // Other in-place changes of `node` (op type, domain): `change(node)` runs, then the driver
+  // revisits the node. Change operands with setInput, attributes with setAttr/removeAttr.
+  template <typename Change>
+  void modifyInPlace(ir::Node& node, Change&& change) {
+    if (!beginChange(node)) return;
+    change(node);
+    notifyChanged(node);
+  }
+
+ private:
+  friend class GreedyRewriteDriver;
+  PatternRewriter(ir::Model& model, detail::Worklist& worklist, PassContext& context);
+
+  // The driver calls this before offering `root` to `pattern`.
+  void beginPattern(const RewritePattern* pattern, ir::Node* root);
+  uint64_t changeCount() const { return change_count_; }
+  const absl::Status& error() const { return error_; }
+  // Erases a node the driver found dead; not a pattern's change.
+  void eraseDeadNode(ir::Node& node);
+
+  bool beginChange(const ir::Node& node);
+  void notifyChanged(ir::Node& node);
+  void recordError(const ir::Node& node, absl::string_view message);
+  void erase(ir::Node& node);
+  // Takes the subgraphs of `node`'s attribute `attribute_name` (about to go) off the worklist;
+  // returns the outer values they read.
+  std::vector<const ir::Value*> forgetSubgraphs(ir::Node& node, absl::string_view attribute_name);
+  void pushProducer(const ir::Value* value);
+
+  ir::Model& model_;
+  detail::Worklist& worklist_;
+  PassContext& context_;
+  const RewritePattern* pattern_ = nullptr;
+  ir::Node* offered_root_ = nullptr;
+  ir::Node* matched_root_ = nullptr;  // set by a successful match()
+  std::vector<ir::Node*> created_;    // nodes this rewrite created
+  uint64_t change_count_ = 0;
+  absl::Status error_;
+};
+
+}  // namespace onnxopt

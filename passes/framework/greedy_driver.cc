@@ -1,0 +1,128 @@
+#include "onnxopt/rewrite/greedy_driver.h"
+
+#include "absl/strings/str_cat.h"
+#include "describe.h"
+#include "onnxopt/rewrite/rewriter.h"
+#include "worklist.h"
+
+namespace onnxopt {
+namespace {
+
+using detail::describe;
+
+absl::string_view canonicalDomain(absl::string_view domain) {
+  return domain == "ai.onnx" ? absl::string_view() : domain;
+}
+
+// Nodes have no side effects in ONNX, so a node whose outputs nothing reads computes nothing
+// observable. That includes a node with no outputs at all.
+bool isTriviallyDead(const ir::Node& node) {
+  for (const ir::Value* output : node.outputs()) {
+    if (output != nullptr && output->hasUses()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+GreedyRewriteDriver::GreedyRewriteDriver(const RewritePatternSet& patterns,
+                                         GreedyRewriteConfig config, PassContext& context)
+    : config_(config), context_(context) {
+  for (const auto& pattern : patterns.patterns()) {
+    patterns_by_root_[canonicalDomain(pattern->rootDomain())][pattern->rootOpType()].push_back(
+        pattern.get());
+  }
+}
+
+const std::vector<const RewritePattern*>* GreedyRewriteDriver::patternsFor(
+    const ir::Node& node) const {
+  auto domain = patterns_by_root_.find(canonicalDomain(node.domain()));
+  if (domain == patterns_by_root_.end()) return nullptr;
+  auto op_type = domain->second.find(node.opType());
+  return op_type == domain->second.end() ? nullptr : &op_type->second;
+}
+
+absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::run(ir::Model& model) {
+  PassStatistics& statistics = context_.statistics();
+  detail::Worklist worklist;
+  PatternRewriter rewriter(model, worklist, context_);
+  GreedyRewriteResult result;
+  std::vector<ir::Node*> all_nodes;
+
+  for (int64_t iteration = 1; iteration <= config_.max_iterations; ++iteration) {
+    result.iterations = iteration;
+    all_nodes.clear();
+    ir::forEachGraph(model.graph(), [&all_nodes](ir::Graph& graph) {
+      for (ir::Node& node : graph) all_nodes.push_back(&node);
+    });
+    // Pushed in reverse so that they pop in order: producers before their users.
+    worklist.reserve(all_nodes.size());
+    for (auto it = all_nodes.rbegin(); it != all_nodes.rend(); ++it) worklist.push(*it);
+    const int64_t rewrite_limit = config_.max_rewrites_per_iteration > 0
+                                      ? config_.max_rewrites_per_iteration
+                                      : 10 * static_cast<int64_t>(all_nodes.size()) + 100;
+    int64_t rewrites = 0;
+    bool changed = false;
+
+    while (ir::Node* node = worklist.pop()) {
+      ++statistics.nodes_visited;
+      if (isTriviallyDead(*node)) {
+        if (context_.debugEnabled()) context_.debug(absl::StrCat("erased dead ", describe(*node)));
+        rewriter.eraseDeadNode(*node);
+        changed = true;
+        continue;
+      }
+      const std::vector<const RewritePattern*>* patterns = patternsFor(*node);
+      if (patterns == nullptr) continue;
+      for (const RewritePattern* pattern : *patterns) {
+        rewriter.beginPattern(pattern, node);
+        const uint64_t changes_before = rewriter.changeCount();
+        const LogicalResult outcome = pattern->matchAndRewrite(*node, rewriter);
+        if (!rewriter.error().ok()) return rewriter.error();
+        const bool changed_ir = rewriter.changeCount() != changes_before;
+        if (outcome.succeeded() != changed_ir) {
+          return absl::InternalError(
+              absl::StrCat(describe(*node), ": pattern '", pattern->name(),
+                           outcome.succeeded() ? "' reported success but changed nothing"
+                                               : "' changed the IR but reported failure",
+                           "; a pattern must change the IR if and only if it succeeds"));
+        }
+        if (outcome.failed()) continue;
+        ++statistics.nodes_rewritten;
+        changed = true;
+        if (context_.debugEnabled()) {
+          context_.debug(absl::StrCat("[", pattern->name(), "] rewrote ", describe(*node)));
+        }
+        if (++rewrites > rewrite_limit) {
+          result.changed = true;
+          result.non_convergence =
+              absl::StrCat("more than ", rewrite_limit, " rewrites in iteration ", iteration,
+                           ", the last by pattern '", pattern->name(), "' on ", describe(*node),
+                           ": patterns may be undoing each other");
+        }
+        break;  // the node changed or is gone: it is back on the worklist if it still exists
+      }
+      if (!result.non_convergence.empty()) break;
+    }
+    if (!result.non_convergence.empty()) break;
+    result.changed |= changed;
+    if (!changed) {
+      result.converged = true;
+      break;
+    }
+  }
+
+  if (!result.converged) {
+    if (result.non_convergence.empty()) {
+      result.non_convergence = absl::StrCat("still changing after ", config_.max_iterations,
+                                            " iterations (max-iterations)");
+    }
+    const std::string message =
+        absl::StrCat("the rewrite driver did not converge: ", result.non_convergence);
+    if (context_.requireConvergence()) return absl::ResourceExhaustedError(message);
+    context_.warn(message);
+  }
+  return result;
+}
+
+}  // namespace onnxopt

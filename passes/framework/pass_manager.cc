@@ -1,0 +1,153 @@
+#include "onnxopt/pass/pass_manager.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "onnxopt/ir/verifier.h"
+
+namespace onnxopt {
+namespace {
+
+// Runs of the same pipeline position, summed over rounds.
+struct PassTotals {
+  std::string pass;
+  PassStatistics statistics;
+  double seconds = 0;
+};
+
+std::vector<PassTotals> totalsByPosition(const PipelineReport& report) {
+  std::vector<PassTotals> totals;
+  for (const PassRun& run : report.runs) {
+    if (run.position >= totals.size()) totals.resize(run.position + 1);
+    PassTotals& entry = totals[run.position];
+    entry.pass = run.pass;
+    entry.statistics += run.statistics;
+    entry.seconds += run.seconds;
+  }
+  return totals;
+}
+
+}  // namespace
+
+std::string formatPassStatistics(const PipelineReport& report) {
+  const std::vector<PassTotals> totals = totalsByPosition(report);
+  size_t name_width = 4;
+  for (const PassTotals& entry : totals) name_width = std::max(name_width, entry.pass.size());
+  const int width = static_cast<int>(name_width);
+  std::string text = absl::StrFormat("Pass statistics (%d round%s)\n", report.rounds,
+                                     report.rounds == 1 ? "" : "s");
+  absl::StrAppendFormat(&text, "  %-*s %10s %10s %10s %10s %12s %10s\n", width, "pass", "visited",
+                        "matched", "rewritten", "removed", "init-removed", "time-ms");
+  for (const PassTotals& entry : totals) {
+    const PassStatistics& s = entry.statistics;
+    absl::StrAppendFormat(&text, "  %-*s %10d %10d %10d %10d %12d %10.3f\n", width, entry.pass,
+                          s.nodes_visited, s.nodes_matched, s.nodes_rewritten, s.nodes_removed,
+                          s.initializers_removed, entry.seconds * 1e3);
+  }
+  return text;
+}
+
+std::string formatPassTimings(const PipelineReport& report) {
+  const std::vector<PassTotals> totals = totalsByPosition(report);
+  double total_seconds = 0;
+  for (const PassTotals& entry : totals) total_seconds += entry.seconds;
+  std::string text = absl::StrFormat("Pass execution timing (%d round%s)\n", report.rounds,
+                                     report.rounds == 1 ? "" : "s");
+  absl::StrAppendFormat(&text, "  %12s %8s  %s\n", "wall-ms", "share", "pass");
+  auto share = [total_seconds](double seconds) {
+    return total_seconds > 0 ? 100 * seconds / total_seconds : 0.0;
+  };
+  for (const PassTotals& entry : totals) {
+    absl::StrAppendFormat(&text, "  %12.3f %7.1f%%  %s\n", entry.seconds * 1e3,
+                          share(entry.seconds), entry.pass);
+  }
+  absl::StrAppendFormat(&text, "  %12.3f %7.1f%%  total\n", total_seconds * 1e3,
+                        total_seconds > 0 ? 100.0 : 0.0);
+  return text;
+}
+
+PassManager::PassManager(PassManagerOptions options) : options_(std::move(options)) {}
+
+void PassManager::addPass(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
+
+absl::Status PassManager::addPipeline(absl::string_view pipeline, const PassRegistry& registry) {
+  absl::StatusOr<std::vector<std::unique_ptr<Pass>>> parsed = registry.parsePipeline(pipeline);
+  if (!parsed.ok()) return parsed.status();
+  for (std::unique_ptr<Pass>& pass : *parsed) passes_.push_back(std::move(pass));
+  return absl::OkStatus();
+}
+
+std::string PassManager::pipelineText() const {
+  return absl::StrJoin(passes_, ",", [](std::string* out, const std::unique_ptr<Pass>& pass) {
+    out->append(pass->pipelineText());
+  });
+}
+
+bool PassManager::shouldPrintAfter(const Pass& pass, bool changed) const {
+  const IrPrintingOptions& printing = options_.print_ir;
+  if (!printing.print) return false;
+  const bool named = std::find(printing.after_passes.begin(), printing.after_passes.end(),
+                               pass.name()) != printing.after_passes.end();
+  const bool selected =
+      printing.after_all || named || (printing.after_passes.empty() && printing.after_change);
+  return selected && (changed || !printing.after_change);
+}
+
+absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
+  PipelineReport report;
+  const int64_t max_rounds =
+      options_.fixed_point ? std::max<int64_t>(options_.max_fixed_point_rounds, 1) : 1;
+  for (int64_t round = 1; round <= max_rounds; ++round) {
+    report.rounds = round;
+    bool round_changed = false;
+    for (size_t position = 0; position < passes_.size(); ++position) {
+      Pass& pass = *passes_[position];
+      PassContext context;
+      context.setDebugSink(options_.debug_sink);
+      context.setRequireConvergence(options_.require_convergence);
+
+      const auto start = std::chrono::steady_clock::now();
+      absl::StatusOr<bool> changed = pass.run(model, context);
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+      if (!changed.ok()) {
+        return absl::Status(changed.status().code(),
+                            absl::StrCat("pass '", pass.name(), "': ", changed.status().message()));
+      }
+      if (options_.verify_each) {
+        if (absl::Status status = ir::verify(model); !status.ok()) {
+          return absl::InternalError(absl::StrCat("the model is invalid after pass '", pass.name(),
+                                                  "': ", status.message()));
+        }
+      }
+      PassRun run;
+      run.pass = pass.pipelineText();
+      run.position = position;
+      run.round = round;
+      run.changed = *changed;
+      run.statistics = context.statistics();
+      run.seconds = elapsed.count();
+      run.warnings = context.warnings();
+      for (const std::string& warning : run.warnings) {
+        report.warnings.push_back(absl::StrCat(pass.name(), ": ", warning));
+      }
+      report.runs.push_back(std::move(run));
+      if (shouldPrintAfter(pass, *changed)) options_.print_ir.print(pass, round, model);
+      round_changed |= *changed;
+    }
+    report.changed |= round_changed;
+    if (!round_changed) break;
+    if (options_.fixed_point && round == max_rounds) {
+      report.reached_fixed_point = false;
+      const std::string message = absl::StrCat("the pipeline still changed the model after ",
+                                               max_rounds, " rounds (--fixed-point cap)");
+      if (options_.require_convergence) return absl::ResourceExhaustedError(message);
+      report.warnings.push_back(message);
+    }
+  }
+  return report;
+}
+
+}  // namespace onnxopt

@@ -1,0 +1,473 @@
+#include "onnxopt/rewrite/greedy_driver.h"
+
+#include <string>
+#include <vector>
+
+#include "framework_test_util.h"
+#include "gtest/gtest.h"
+#include "onnxopt/ir/verifier.h"
+#include "onnxopt/rewrite/rewriter.h"
+
+namespace onnxopt {
+namespace {
+
+using testing::findNode;
+using testing::parseModel;
+
+ir::Node* producerOf(const ir::Value* value) { return value ? value->producer() : nullptr; }
+
+// Relu(x) -> a new Relu(x), forever.
+class RecreateRelu final : public RewritePattern {
+ public:
+  RecreateRelu() : RewritePattern("Relu", "recreate-relu") {}
+  LogicalResult matchAndRewrite(ir::Node& relu, PatternRewriter& rewriter) const override {
+    if (failed(rewriter.match(relu))) return failure();
+    ir::Node* copy = rewriter.createNode("Relu", {relu.input(0)}, {relu.output(0)->name()});
+    rewriter.replaceNode(relu, {copy->output(0)});
+    return success();
+  }
+};
+
+// Relu(Abs(Neg(x))) -> Sigmoid(x), absorbing Abs and Neg; with `erase_producers` it erases them
+// itself instead of leaving them to the driver.
+class FoldReluAbsNeg final : public RewritePattern {
+ public:
+  explicit FoldReluAbsNeg(bool erase_producers)
+      : RewritePattern("Relu", "fold-relu-abs-neg"), erase_producers_(erase_producers) {}
+  LogicalResult matchAndRewrite(ir::Node& relu, PatternRewriter& rewriter) const override {
+    ir::Node* abs = producerOf(relu.input(0));
+    if (abs == nullptr || !abs->is("Abs")) return rewriter.notifyMatchFailure(relu, "no Abs");
+    ir::Node* neg = producerOf(abs->input(0));
+    if (neg == nullptr || !neg->is("Neg")) return rewriter.notifyMatchFailure(relu, "no Neg");
+    if (failed(rewriter.match(relu, {abs, neg}))) return failure();
+    ir::Node* sigmoid = rewriter.createNode("Sigmoid", {neg->input(0)}, {"folded"});
+    rewriter.replaceNode(relu, {sigmoid->output(0)});
+    if (erase_producers_) {
+      rewriter.eraseNode(*abs);
+      rewriter.eraseNode(*neg);
+    }
+    return success();
+  }
+
+ private:
+  bool erase_producers_;
+};
+
+struct DriverRun {
+  absl::StatusOr<GreedyRewriteResult> result;
+  PassContext context;
+  std::vector<std::string> debug_lines;
+};
+
+void runDriver(ir::Model& model, const RewritePatternSet& patterns, DriverRun& run,
+               GreedyRewriteConfig config = {}) {
+  run.context.setDebugSink(
+      [&run](absl::string_view line) { run.debug_lines.push_back(std::string(line)); });
+  run.result = GreedyRewriteDriver(patterns, config, run.context).run(model);
+}
+
+constexpr char kChain[] = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+chain (float[N] X) => (float[N] Y) {
+  n = Neg(X)
+  a = Abs(n)
+  Y = Relu(a)
+}
+)";
+
+TEST(GreedyDriver, CyclingPatternReportsNonConvergence) {
+  auto model = parseModel(kChain);
+  RewritePatternSet patterns;
+  patterns.add<RecreateRelu>();
+  DriverRun run;
+  runDriver(*model, patterns, run);
+  ASSERT_TRUE(run.result.ok()) << run.result.status();
+  EXPECT_FALSE(run.result->converged);
+  EXPECT_TRUE(run.result->changed);
+  EXPECT_NE(run.result->non_convergence.find("recreate-relu"), std::string::npos)
+      << run.result->non_convergence;
+  ASSERT_EQ(run.context.warnings().size(), 1u);
+  EXPECT_NE(run.context.warnings()[0].find("did not converge"), std::string::npos);
+  EXPECT_TRUE(ir::verify(*model).ok());
+}
+
+TEST(GreedyDriver, MustConvergeModeFailsOnACycle) {
+  auto model = parseModel(kChain);
+  RewritePatternSet patterns;
+  patterns.add<RecreateRelu>();
+  DriverRun run;
+  run.context.setRequireConvergence(true);
+  runDriver(*model, patterns, run);
+  ASSERT_FALSE(run.result.ok());
+  EXPECT_EQ(run.result.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(ir::verify(*model).ok());
+}
+
+TEST(GreedyDriver, IterationCapReportsNonConvergence) {
+  auto model = parseModel(kChain);
+  RewritePatternSet patterns;
+  patterns.add<FoldReluAbsNeg>(false);
+  DriverRun run;
+  GreedyRewriteConfig config;
+  config.max_iterations = 1;  // the rewrite happens, and no iteration is left to confirm it
+  runDriver(*model, patterns, run, config);
+  ASSERT_TRUE(run.result.ok());
+  EXPECT_FALSE(run.result->converged);
+  EXPECT_NE(run.result->non_convergence.find("still changing after 1 iterations"),
+            std::string::npos);
+}
+
+TEST(GreedyDriver, ConvergesAndLeavesDeadProducersToTheDriver) {
+  auto model = parseModel(kChain);
+  RewritePatternSet patterns;
+  patterns.add<FoldReluAbsNeg>(false);
+  DriverRun run;
+  runDriver(*model, patterns, run);
+  ASSERT_TRUE(run.result.ok()) << run.result.status();
+  EXPECT_TRUE(run.result->converged);
+  EXPECT_EQ(run.result->iterations, 2);
+  EXPECT_TRUE(ir::verify(*model).ok());
+  ASSERT_EQ(model->graph().numNodes(), 1u);
+  // The replacement took over the graph output's name: the interface is unchanged.
+  EXPECT_EQ(model->graph().firstNode()->opType(), "Sigmoid");
+  EXPECT_EQ(model->graph().outputs()[0]->name(), "Y");
+  EXPECT_EQ(run.context.statistics().nodes_rewritten, 1);
+  EXPECT_EQ(run.context.statistics().nodes_removed, 3);  // Relu, then Abs and Neg as dead
+}
+
+TEST(GreedyDriver, PatternMayEraseTheVisitedNodeAndItsProducers) {
+  auto model = parseModel(kChain);
+  RewritePatternSet patterns;
+  patterns.add<FoldReluAbsNeg>(true);
+  DriverRun run;
+  runDriver(*model, patterns, run);
+  ASSERT_TRUE(run.result.ok()) << run.result.status();
+  EXPECT_TRUE(run.result->converged);
+  EXPECT_TRUE(ir::verify(*model).ok());
+  EXPECT_EQ(model->graph().numNodes(), 1u);
+  EXPECT_EQ(run.context.statistics().nodes_removed, 3);
+}
+
+// A node still queued (the dead siblings after the root) erased by a pattern is skipped.
+TEST(GreedyDriver, PatternMayEraseNodesStillOnTheWorklist) {
+  class EraseDeadSiblings final : public RewritePattern {
+   public:
+    EraseDeadSiblings() : RewritePattern("Relu", "erase-dead-siblings") {}
+    LogicalResult matchAndRewrite(ir::Node& relu, PatternRewriter& rewriter) const override {
+      ir::Node* dead_abs = relu.next();
+      if (dead_abs == nullptr) return rewriter.notifyMatchFailure(relu, "nothing after it");
+      ir::Node* dead_neg = dead_abs->next();
+      if (failed(rewriter.match(relu))) return failure();
+      rewriter.eraseNode(*dead_neg);
+      rewriter.eraseNode(*dead_abs);
+      return success();
+    }
+  };
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+siblings (float[N] X) => (float[N] Y) {
+  Y = Relu(X)
+  a = Abs(X)
+  b = Neg(X)
+}
+)");
+  RewritePatternSet patterns;
+  patterns.add<EraseDeadSiblings>();
+  DriverRun run;
+  runDriver(*model, patterns, run);
+  ASSERT_TRUE(run.result.ok()) << run.result.status();
+  EXPECT_TRUE(ir::verify(*model).ok());
+  EXPECT_EQ(model->graph().numNodes(), 1u);
+  EXPECT_EQ(run.context.statistics().nodes_removed, 2);
+}
+
+void expectBlocked(const std::string& text, const std::string& reason) {
+  auto model = parseModel(text);
+  const std::string before = ir::printModel(*model);
+  RewritePatternSet patterns;
+  patterns.add<FoldReluAbsNeg>(false);
+  DriverRun run;
+  runDriver(*model, patterns, run);
+  ASSERT_TRUE(run.result.ok()) << run.result.status();
+  EXPECT_FALSE(run.result->changed);
+  EXPECT_TRUE(run.result->converged);
+  EXPECT_EQ(ir::printModel(*model), before);
+  EXPECT_EQ(run.context.statistics().nodes_matched, 1);
+  EXPECT_EQ(run.context.statistics().nodes_rewritten, 0);
+  bool reported = false;
+  for (const std::string& line : run.debug_lines) {
+    reported |= line.find(reason) != std::string::npos;
+  }
+  EXPECT_TRUE(reported) << "no debug line contains: " << reason;
+}
+
+TEST(GreedyDriver, IntermediateWithAnotherUserBlocksTheMatch) {
+  expectBlocked(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+other_user (float[N] X) => (float[N] Y, float[N] Z) {
+  n = Neg(X)
+  a = Abs(n)
+  Y = Relu(a)
+  Z = Exp(n)
+}
+)",
+                "intermediate 'n' of node '' (Neg) is also read by node '' (Exp)");
+}
+
+TEST(GreedyDriver, IntermediateThatIsAGraphOutputBlocksTheMatch) {
+  expectBlocked(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+graph_output (float[N] X) => (float[N] Y, float[N] a) {
+  n = Neg(X)
+  a = Abs(n)
+  Y = Relu(a)
+}
+)",
+                "intermediate 'a' of node '' (Abs) is a graph output");
+}
+
+TEST(GreedyDriver, ReadsInsideSubgraphsAreUsersToo) {
+  expectBlocked(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+subgraph_user (bool C, float[N] X) => (float[N] Y, float[N] Z) {
+  n = Neg(X)
+  a = Abs(n)
+  Y = Relu(a)
+  Z = If(C) <then_branch = t () => (float[N] t_out) { t_out = Exp(n) },
+             else_branch = e () => (float[N] e_out) { e_out = Identity(X) }>
+}
+)",
+                "is also read by node '' (Exp)");
+}
+
+TEST(GreedyDriver, RecursesIntoSubgraphs) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+nested (bool C, float[N] X) => (float[N] Y) {
+  Y = If(C) <then_branch = t () => (float[N] t_out) {
+      n = Neg(X)
+      a = Abs(n)
+      t_out = Relu(a)
+    }, else_branch = e () => (float[N] e_out) { e_out = Identity(X) }>
+}
+)");
+  RewritePatternSet patterns;
+  patterns.add<FoldReluAbsNeg>(false);
+  DriverRun run;
+  runDriver(*model, patterns, run);
+  ASSERT_TRUE(run.result.ok()) << run.result.status();
+  EXPECT_TRUE(ir::verify(*model).ok());
+  const std::string printed = ir::printModel(*model);
+  EXPECT_NE(printed.find("t_out = Sigmoid(X)"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("Neg"), std::string::npos) << printed;
+}
+
+TEST(GreedyDriver, PatternsReadTheOpsetOfTheNodesDomain) {
+  class RequireOpset13 final : public RewritePattern {
+   public:
+    RequireOpset13() : RewritePattern("Relu", "require-opset-13") {}
+    LogicalResult matchAndRewrite(ir::Node& relu, PatternRewriter& rewriter) const override {
+      if (rewriter.opsetVersion(relu) != 13) return rewriter.notifyMatchFailure(relu, "opset");
+      return rewriter.notifyMatchFailure(relu, "saw opset 13");
+    }
+  };
+  auto model = parseModel(kChain);
+  RewritePatternSet patterns;
+  patterns.add<RequireOpset13>();
+  DriverRun run;
+  runDriver(*model, patterns, run);
+  ASSERT_TRUE(run.result.ok());
+  ASSERT_FALSE(run.debug_lines.empty());
+  EXPECT_NE(run.debug_lines[0].find("saw opset 13"), std::string::npos) << run.debug_lines[0];
+}
+
+// Forwarding a graph input into a graph output would rename the model's interface.
+TEST(GreedyDriver, ForwardingPatternsAskBeforeReplacingGraphOutputs) {
+  class ForwardIdentity final : public RewritePattern {
+   public:
+    ForwardIdentity() : RewritePattern("Identity", "forward-identity") {}
+    LogicalResult matchAndRewrite(ir::Node& identity, PatternRewriter& rewriter) const override {
+      if (!rewriter.canReplaceAllUsesWith(*identity.output(0), *identity.input(0))) {
+        return rewriter.notifyMatchFailure(identity, "would rename the interface");
+      }
+      if (failed(rewriter.match(identity))) return failure();
+      rewriter.replaceNode(identity, {identity.input(0)});
+      return success();
+    }
+  };
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+forward (float[N] X) => (float[N] Y, float[N] Z) {
+  Y = Identity(X)
+  r = Relu(X)
+  i = Identity(r)
+  Z = Exp(i)
+}
+)");
+  RewritePatternSet patterns;
+  patterns.add<ForwardIdentity>();
+  DriverRun run;
+  runDriver(*model, patterns, run);
+  ASSERT_TRUE(run.result.ok()) << run.result.status();
+  EXPECT_TRUE(ir::verify(*model).ok());
+  const std::string printed = ir::printModel(*model);
+  EXPECT_NE(printed.find("Y = Identity(X)"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("Z = Exp(r)"), std::string::npos) << printed;
+  EXPECT_EQ(run.context.statistics().nodes_rewritten, 1);
+}
+
+absl::Status runSinglePattern(std::unique_ptr<RewritePattern> pattern) {
+  auto model = parseModel(kChain);
+  RewritePatternSet patterns;
+  patterns.add(std::move(pattern));
+  DriverRun run;
+  runDriver(*model, patterns, run);
+  EXPECT_TRUE(ir::verify(*model).ok());
+  return run.result.status();
+}
+
+TEST(GreedyDriver, SuccessWithoutAChangeBreaksTheContract) {
+  class ClaimsSuccess final : public RewritePattern {
+   public:
+    ClaimsSuccess() : RewritePattern("Relu", "claims-success") {}
+    LogicalResult matchAndRewrite(ir::Node&, PatternRewriter&) const override { return success(); }
+  };
+  const absl::Status status = runSinglePattern(std::make_unique<ClaimsSuccess>());
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
+  EXPECT_NE(status.message().find("pattern 'claims-success' reported success but changed nothing"),
+            std::string::npos)
+      << status;
+  EXPECT_NE(status.message().find("(Relu)"), std::string::npos) << status;
+}
+
+TEST(GreedyDriver, ChangeReportedAsFailureBreaksTheContract) {
+  class ChangesThenFails final : public RewritePattern {
+   public:
+    ChangesThenFails() : RewritePattern("Relu", "changes-then-fails") {}
+    LogicalResult matchAndRewrite(ir::Node& relu, PatternRewriter& rewriter) const override {
+      if (failed(rewriter.match(relu))) return failure();
+      rewriter.setAttr(relu, ir::Attribute::makeInt("marker", 1));
+      return failure();
+    }
+  };
+  const absl::Status status = runSinglePattern(std::make_unique<ChangesThenFails>());
+  EXPECT_NE(status.message().find("changed the IR but reported failure"), std::string::npos)
+      << status;
+}
+
+TEST(GreedyDriver, ChangingWithoutAMatchBreaksTheContract) {
+  class NoMatch final : public RewritePattern {
+   public:
+    NoMatch() : RewritePattern("Relu", "no-match") {}
+    LogicalResult matchAndRewrite(ir::Node& relu, PatternRewriter& rewriter) const override {
+      rewriter.setAttr(relu, ir::Attribute::makeInt("marker", 1));
+      return success();
+    }
+  };
+  const absl::Status status = runSinglePattern(std::make_unique<NoMatch>());
+  EXPECT_NE(status.message().find("without a successful match()"), std::string::npos) << status;
+}
+
+TEST(GreedyDriver, ErasesNodesWithoutOutputs) {
+  auto model = parseModel(kChain);
+  ir::Graph& graph = model->graph();
+  graph.createNode("Sink", {graph.inputs()[0]}, {}, nullptr, "com.example");
+  RewritePatternSet no_patterns;
+  DriverRun run;
+  runDriver(*model, no_patterns, run);
+  ASSERT_TRUE(run.result.ok());
+  EXPECT_EQ(graph.numNodes(), 3u);
+  EXPECT_EQ(findNode(graph, "Y")->opType(), "Relu");
+}
+
+// Abs(x) -> Relu(x) in place, then Relu nodes get a marker attribute and lose the `alpha` one:
+// the driver revisits nodes changed in place.
+TEST(GreedyDriver, InPlaceChangesRevisitTheNode) {
+  class AbsToRelu final : public RewritePattern {
+   public:
+    AbsToRelu() : RewritePattern("Abs", "abs-to-relu") {}
+    LogicalResult matchAndRewrite(ir::Node& abs, PatternRewriter& rewriter) const override {
+      if (failed(rewriter.match(abs))) return failure();
+      rewriter.modifyInPlace(abs, [](ir::Node& node) { node.setOpType("Relu"); });
+      return success();
+    }
+  };
+  class MarkRelu final : public RewritePattern {
+   public:
+    MarkRelu() : RewritePattern("Relu", "mark-relu") {}
+    LogicalResult matchAndRewrite(ir::Node& relu, PatternRewriter& rewriter) const override {
+      if (relu.attr("marked") != nullptr) return rewriter.notifyMatchFailure(relu, "marked");
+      if (failed(rewriter.match(relu))) return failure();
+      rewriter.setAttr(relu, ir::Attribute::makeInt("marked", 1));
+      EXPECT_TRUE(rewriter.removeAttr(relu, "alpha"));
+      return success();
+    }
+  };
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+in_place (float[N] X) => (float[N] Y) {
+  Y = Abs<alpha = 1.0>(X)
+}
+)");
+  RewritePatternSet patterns;
+  patterns.add<AbsToRelu>().add<MarkRelu>();
+  DriverRun run;
+  runDriver(*model, patterns, run);
+  ASSERT_TRUE(run.result.ok()) << run.result.status();
+  EXPECT_TRUE(run.result->converged);
+  const std::string printed = ir::printModel(*model);
+  EXPECT_NE(printed.find("Y = Relu<marked = 1>(X)"), std::string::npos) << printed;
+  EXPECT_EQ(run.context.statistics().nodes_rewritten, 2);
+}
+
+// Operands changed with setInput (and appended) leave the old producer to the driver when dead.
+TEST(GreedyDriver, SetInputReleasesTheOldProducer) {
+  class BypassNeg final : public RewritePattern {
+   public:
+    BypassNeg() : RewritePattern("Add", "bypass-neg") {}
+    LogicalResult matchAndRewrite(ir::Node& add, PatternRewriter& rewriter) const override {
+      ir::Node* neg = producerOf(add.input(1));
+      if (neg == nullptr || !neg->is("Neg")) return rewriter.notifyMatchFailure(add, "no Neg");
+      if (failed(rewriter.match(add, {neg}))) return failure();
+      rewriter.setInput(add, 1, neg->input(0));
+      rewriter.setInput(add, 2, neg->input(0));
+      return success();
+    }
+  };
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+bypass (float[N] X) => (float[N] Y) {
+  n = Neg(X)
+  Y = Add(X, n)
+}
+)");
+  RewritePatternSet patterns;
+  patterns.add<BypassNeg>();
+  DriverRun run;
+  runDriver(*model, patterns, run);
+  ASSERT_TRUE(run.result.ok()) << run.result.status();
+  EXPECT_TRUE(ir::verify(*model).ok());
+  const std::string printed = ir::printModel(*model);
+  EXPECT_NE(printed.find("Y = Add(X, X, X)"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("Neg"), std::string::npos) << printed;
+}
+
+// A quadratic driver would take minutes here; a linear one takes well under a second.
+TEST(GreedyDriver, RemovesALongDeadChainInLinearTime) {
+  auto model = parseModel(kChain);
+  ir::Graph& graph = model->graph();
+  ir::Value* previous = graph.inputs()[0];
+  constexpr int kLength = 200000;
+  for (int i = 0; i < kLength; ++i) {
+    previous = graph.createNode("Neg", {previous}, {"dead_" + std::to_string(i)})->output(0);
+  }
+  RewritePatternSet no_patterns;
+  DriverRun run;
+  runDriver(*model, no_patterns, run);
+  ASSERT_TRUE(run.result.ok());
+  EXPECT_EQ(graph.numNodes(), 3u);
+  EXPECT_EQ(run.context.statistics().nodes_removed, kLength);
+}
+
+}  // namespace
+}  // namespace onnxopt

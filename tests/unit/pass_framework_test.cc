@@ -1,0 +1,312 @@
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "framework_test_util.h"
+#include "gtest/gtest.h"
+#include "onnxopt/ir/verifier.h"
+#include "onnxopt/pass/pass_manager.h"
+#include "onnxopt/pass/pass_registry.h"
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+
+namespace onnxopt {
+namespace {
+
+using testing::parseModel;
+
+// Options of every type; changes nothing.
+class OptionsPass final : public Pass {
+ public:
+  OptionsPass() : Pass("options-pass") {}
+  absl::StatusOr<bool> run(ir::Model&, PassContext&) override { return false; }
+  PassOption<bool> flag{*this, "flag", false, "a bool"};
+  PassOption<int64_t> count{*this, "count", 3, "an int"};
+  PassOption<std::string> label{*this, "label", "none", "a string"};
+};
+
+PassRegistry registryWithOptionsPass() {
+  PassRegistry registry = PassRegistry::withBuiltinPasses();
+  EXPECT_TRUE(registry
+                  .registerPass({"options-pass", "test pass with options",
+                                 [] { return std::make_unique<OptionsPass>(); }})
+                  .ok());
+  return registry;
+}
+
+std::string printParsed(const PassRegistry& registry, const std::string& text) {
+  PassManager pass_manager;
+  const absl::Status status = pass_manager.addPipeline(text, registry);
+  EXPECT_TRUE(status.ok()) << status;
+  return pass_manager.pipelineText();
+}
+
+absl::Status parseError(const PassRegistry& registry, const std::string& text) {
+  return registry.parsePipeline(text).status();
+}
+
+TEST(PassRegistry, ListsTheBuiltinPasses) {
+  const PassRegistry& registry = PassRegistry::global();
+  const PassInfo* info = registry.lookup("eliminate-dead-nodes");
+  ASSERT_NE(info, nullptr);
+  EXPECT_FALSE(info->summary.empty());
+  EXPECT_EQ(registry.passes().front()->name, "eliminate-dead-nodes");
+}
+
+TEST(PassRegistry, PipelineTextPrintsBackIdentically) {
+  const PassRegistry registry = registryWithOptionsPass();
+  for (const std::string text :
+       {"", "eliminate-dead-nodes", "eliminate-dead-nodes{max-iterations=3}",
+        "options-pass,eliminate-dead-nodes{max-iterations=3}",
+        "options-pass{label=x,flag=true,count=-2},options-pass{count=7}"}) {
+    EXPECT_EQ(printParsed(registry, text), text);
+  }
+  EXPECT_EQ(printParsed(registry, " options-pass { flag = false } , eliminate-dead-nodes "),
+            "options-pass{flag=false},eliminate-dead-nodes");
+}
+
+TEST(PassRegistry, OptionsSetFromCodePrint) {
+  OptionsPass pass;
+  EXPECT_EQ(pass.pipelineText(), "options-pass");
+  pass.count.setValue(5);
+  EXPECT_EQ(pass.pipelineText(), "options-pass{count=5}");
+  EXPECT_EQ(*pass.count, 5);
+}
+
+TEST(PassRegistry, ErrorsListWhatIsValid) {
+  const PassRegistry registry = registryWithOptionsPass();
+  EXPECT_EQ(parseError(registry, "eliminate-dead-nodez").message(),
+            "pipeline 'eliminate-dead-nodez', column 1: unknown pass 'eliminate-dead-nodez'; "
+            "valid passes: eliminate-dead-nodes, options-pass");
+  EXPECT_EQ(parseError(registry, "options-pass{colour=red}").message(),
+            "pipeline 'options-pass{colour=red}', column 14: pass 'options-pass' has no option "
+            "'colour'; valid options: flag (bool, default false), count (int, default 3), "
+            "label (string, default none)");
+  EXPECT_NE(parseError(registry, "options-pass{count=three}")
+                .message()
+                .find("option 'count' of pass 'options-pass': expected an integer, got 'three'"),
+            std::string::npos);
+  EXPECT_NE(parseError(registry, "options-pass{flag=1}").message().find("expected true or false"),
+            std::string::npos);
+  EXPECT_NE(parseError(registry, "options-pass{count=1").message().find("expected ',' or '}'"),
+            std::string::npos);
+  EXPECT_NE(parseError(registry, "options-pass,").message().find("expected a pass name"),
+            std::string::npos);
+  EXPECT_NE(parseError(registry, "options-pass options-pass").message().find("expected ','"),
+            std::string::npos);
+}
+
+TEST(PassRegistry, RegistrationChecksNames) {
+  PassRegistry registry = registryWithOptionsPass();
+  auto factory = [] { return std::make_unique<OptionsPass>(); };
+  EXPECT_EQ(registry.registerPass({"options-pass", "again", factory}).code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(registry.registerPass({"Bad Name", "", factory}).code(),
+            absl::StatusCode::kInvalidArgument);
+  // A factory whose pass has another name would print a pipeline that does not parse back.
+  ASSERT_TRUE(registry.registerPass({"misnamed", "", factory}).ok());
+  EXPECT_EQ(registry.createPass("misnamed").status().code(), absl::StatusCode::kInternal);
+}
+
+TEST(PassRegistry, NamedPipelines) {
+  const PassRegistry& registry = PassRegistry::global();
+  EXPECT_EQ(*registry.namedPipeline("O0"), "");
+  EXPECT_EQ(*registry.namedPipeline("O1"), "eliminate-dead-nodes");
+  for (const NamedPipeline& named : registry.namedPipelines()) {
+    EXPECT_TRUE(registry.parsePipeline(named.pipeline).ok()) << named.name;
+  }
+  EXPECT_EQ(registry.namedPipeline("O3").status().message(),
+            "no pipeline named 'O3'; known: O0, O1, O2");
+}
+
+constexpr char kModel[] = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+model (float[N] X) => (float[N] Y)
+<float[1] unused = {1.0}>
+{
+  n = Neg(X)
+  a = Abs(n)
+  bad = Relu(a)
+  Y = Relu(bad)
+  dead = Exp(X)
+}
+)";
+
+TEST(PassManager, RunsThePipelineWithStatistics) {
+  auto model = parseModel(kModel);
+  PassManagerOptions options;
+  options.verify_each = true;
+  PassManager pass_manager(options);
+  ASSERT_TRUE(pass_manager.addPipeline("eliminate-dead-nodes").ok());
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->changed);
+  ASSERT_EQ(report->runs.size(), 1u);
+  const PassStatistics& statistics = report->runs[0].statistics;
+  EXPECT_EQ(statistics.nodes_removed, 1);
+  EXPECT_EQ(statistics.initializers_removed, 1);
+  EXPECT_EQ(statistics.nodes_visited, 5 + 4);  // two iterations: the second confirms
+  const std::string table = formatPassStatistics(*report);
+  EXPECT_NE(table.find("eliminate-dead-nodes"), std::string::npos) << table;
+  EXPECT_NE(formatPassTimings(*report).find("total"), std::string::npos);
+}
+
+// Rewrites Relu(x) into Sigmoid(x) until it meets the node named "bad", where it fails.
+class FailOnBadNode final : public RewritePattern {
+ public:
+  FailOnBadNode() : RewritePattern("Relu", "fail-on-bad-node") {}
+  LogicalResult matchAndRewrite(ir::Node& relu, PatternRewriter& rewriter) const override {
+    if (relu.name() == "bad") {
+      return rewriter.emitError(relu, absl::InvalidArgumentError("cannot handle this node"));
+    }
+    if (failed(rewriter.match(relu))) return failure();
+    ir::Node* sigmoid = rewriter.createNode("Sigmoid", {relu.input(0)}, {relu.output(0)->name()});
+    rewriter.replaceNode(relu, {sigmoid->output(0)});
+    return success();
+  }
+};
+
+class FailingPass final : public PatternPass {
+ public:
+  FailingPass() : PatternPass("failing-pass") {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    patterns.add<FailOnBadNode>();
+  }
+};
+
+TEST(PassManager, AFailingPassNamesTheNodeAndLeavesAValidModel) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+model (float[N] X) => (float[N] Y) {
+  r = Relu(X)
+  bad = Relu(r)
+  Y = Exp(bad)
+}
+)");
+  // Nodes from the text have no names: name the one that fails.
+  testing::findNode(model->graph(), "bad")->setName("bad");
+  PassManager pass_manager;
+  pass_manager.addPass(std::make_unique<FailingPass>());
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(report.status().message(),
+            "pass 'failing-pass': node 'bad' (Relu): cannot handle this node "
+            "(pattern 'fail-on-bad-node')");
+  // The rewrite before the failure is complete.
+  EXPECT_TRUE(ir::verify(*model).ok());
+  EXPECT_NE(ir::printModel(*model).find("r = Sigmoid(X)"), std::string::npos)
+      << ir::printModel(*model);
+}
+
+// Corrupts the model behind the IR's back: erases a node whose output is still read.
+class BreakingPass final : public Pass {
+ public:
+  BreakingPass() : Pass("breaking-pass") {}
+  absl::StatusOr<bool> run(ir::Model& model, PassContext&) override {
+    model.graph().eraseNode(model.graph().firstNode());
+    return true;
+  }
+};
+
+TEST(PassManager, VerifyEachNamesThePassThatBrokeTheModel) {
+  auto model = parseModel(kModel);
+  PassManagerOptions options;
+  options.verify_each = true;
+  PassManager pass_manager(options);
+  pass_manager.addPass(std::make_unique<BreakingPass>());
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.status().message().find("the model is invalid after pass 'breaking-pass'"),
+            std::string::npos)
+      << report.status();
+}
+
+// Changes the model in its first `changing_runs` runs.
+class CountdownPass final : public Pass {
+ public:
+  explicit CountdownPass(int changing_runs) : Pass("countdown"), remaining_(changing_runs) {}
+  absl::StatusOr<bool> run(ir::Model&, PassContext&) override { return remaining_-- > 0; }
+
+ private:
+  int remaining_;
+};
+
+TEST(PassManager, FixedPointRepeatsUntilNothingChanges) {
+  auto model = parseModel(kModel);
+  PassManagerOptions options;
+  options.fixed_point = true;
+  PassManager pass_manager(options);
+  pass_manager.addPass(std::make_unique<CountdownPass>(2));
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->rounds, 3);
+  EXPECT_TRUE(report->reached_fixed_point);
+  EXPECT_TRUE(report->warnings.empty());
+}
+
+TEST(PassManager, FixedPointCapIsReported) {
+  auto model = parseModel(kModel);
+  PassManagerOptions options;
+  options.fixed_point = true;
+  options.max_fixed_point_rounds = 2;
+  PassManager pass_manager(options);
+  pass_manager.addPass(std::make_unique<CountdownPass>(5));
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->rounds, 2);
+  EXPECT_FALSE(report->reached_fixed_point);
+  ASSERT_EQ(report->warnings.size(), 1u);
+  EXPECT_NE(report->warnings[0].find("after 2 rounds"), std::string::npos);
+
+  pass_manager.options().require_convergence = true;
+  EXPECT_EQ(pass_manager.run(*model).status().code(), absl::StatusCode::kResourceExhausted);
+}
+
+std::vector<std::string> printedAfter(IrPrintingOptions printing) {
+  std::vector<std::string> printed;
+  printing.print = [&printed](const Pass& pass, int64_t, const ir::Model&) {
+    printed.push_back(pass.name());
+  };
+  auto model = parseModel(kModel);
+  PassManagerOptions options;
+  options.print_ir = printing;
+  PassManager pass_manager(options);
+  pass_manager.addPass(std::make_unique<CountdownPass>(0));
+  EXPECT_TRUE(pass_manager.addPipeline("eliminate-dead-nodes,eliminate-dead-nodes").ok());
+  EXPECT_TRUE(pass_manager.run(*model).ok());
+  return printed;
+}
+
+TEST(PassManager, PrintsTheIrAfterTheSelectedPasses) {
+  using Names = std::vector<std::string>;
+  IrPrintingOptions all;
+  all.after_all = true;
+  EXPECT_EQ(printedAfter(all),
+            (Names{"countdown", "eliminate-dead-nodes", "eliminate-dead-nodes"}));
+  IrPrintingOptions changed;
+  changed.after_change = true;
+  EXPECT_EQ(printedAfter(changed), (Names{"eliminate-dead-nodes"}));
+  IrPrintingOptions named;
+  named.after_passes = {"countdown"};
+  EXPECT_EQ(printedAfter(named), (Names{"countdown"}));
+  named.after_change = true;
+  EXPECT_EQ(printedAfter(named), Names{});
+}
+
+TEST(PassManager, DebugSinkHearsTheDriver) {
+  auto model = parseModel(kModel);
+  std::vector<std::string> lines;
+  PassManagerOptions options;
+  options.debug_sink = [&lines](absl::string_view line) { lines.push_back(std::string(line)); };
+  PassManager pass_manager(options);
+  ASSERT_TRUE(pass_manager.addPipeline("eliminate-dead-nodes").ok());
+  ASSERT_TRUE(pass_manager.run(*model).ok());
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "erased dead node '' (Exp)");
+}
+
+}  // namespace
+}  // namespace onnxopt
