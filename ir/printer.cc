@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -373,6 +374,9 @@ class TextPrinter {
       out_ += ">";
     }
     absl::StrAppend(&out_, "(", nameListText(node.input()), ")");
+    if (options_.node_names && !node.name().empty()) {
+      absl::StrAppend(&out_, "  # ", absl::CEscape(node.name()));
+    }
   }
 
   void printAttribute(const onnx::AttributeProto& attribute) {

@@ -146,6 +146,12 @@ bool PatternRewriter::beginChange(const ir::Node& node) {
 void PatternRewriter::notifyChanged(ir::Node& node) {
   worklist_.push(&node);
   ++change_count_;
+  if (shapes_) shapes_->forget(node);
+}
+
+ShapeOracle& PatternRewriter::shapes() {
+  if (!shapes_) shapes_ = std::make_unique<ShapeOracle>(model_);
+  return *shapes_;
 }
 
 void PatternRewriter::pushProducer(const ir::Value* value) {

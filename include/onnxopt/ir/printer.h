@@ -12,6 +12,8 @@ struct PrintOptions {
   // Initializers with more elements than this are printed as a summary, which the parser does
   // not read back.
   int64_t max_initializer_elements = 64;
+  // Node names, which the syntax has no place for, follow their node as a `# name` comment.
+  bool node_names = true;
 };
 
 // Prints a model in the ONNX text syntax that onnx::OnnxParser reads: header, graph with

@@ -14,6 +14,7 @@
 #include "absl/types/span.h"
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/rewrite/pattern.h"
+#include "onnxopt/rewrite/shape_oracle.h"
 
 namespace onnxopt {
 
@@ -33,6 +34,9 @@ class PatternRewriter {
   ir::Model& model() const { return model_; }
   // The opset version the model imports for the node's domain; nullopt if none.
   std::optional<int64_t> opsetVersion(const ir::Node& node) const;
+
+  // Types and constant contents of values, kept current as rewrites change nodes.
+  ShapeOracle& shapes();
 
   // Records why the pattern did not match (shown by --debug) and returns failure().
   LogicalResult notifyMatchFailure(const ir::Node& node, absl::string_view reason);
@@ -115,6 +119,7 @@ class PatternRewriter {
   ir::Node* offered_root_ = nullptr;
   ir::Node* matched_root_ = nullptr;  // set by a successful match()
   std::vector<ir::Node*> created_;    // nodes this rewrite created
+  std::unique_ptr<ShapeOracle> shapes_;
   uint64_t change_count_ = 0;
   absl::Status error_;
 };

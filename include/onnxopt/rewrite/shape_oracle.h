@@ -1,0 +1,67 @@
+#pragma once
+
+// What is known about values' types and constant contents while a pass runs.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/container/node_hash_map.h"
+#include "onnxopt/ir/ir.h"
+
+namespace onnxopt {
+
+// Types come from, in order of trust: the model's declarations (value_info, graph inputs,
+// initializers), local shape rules for the common operators (elementwise, Gemm, MatMul,
+// Transpose, Flatten, Expand and Reshape with constant shapes, ...), and, when those leave a
+// value without a shape, ONNX's own shape inference over the whole model, run at most once per
+// oracle (it costs about two protobuf parses of the model). Declared dims win over inferred ones;
+// an unknown dim is never guessed. Answers are memoized per value; values are SSA, so an answer
+// stays true until the producing node changes (forget()). Returned references stay valid.
+class ShapeOracle {
+ public:
+  explicit ShapeOracle(ir::Model& model);
+  ~ShapeOracle();
+
+  // Not a tensor (isTensor() == false) when nothing is known.
+  const ir::Type& typeOf(const ir::Value& value);
+  // nullopt when the rank is not known.
+  std::optional<int64_t> rankOf(const ir::Value& value);
+  int32_t elemTypeOf(const ir::Value& value) { return typeOf(value).elemType(); }
+
+  // The int64 contents of a constant (an initializer that is not also a graph input, or a
+  // Constant node's `value`/`value_ints`), e.g. an Expand target shape; nullopt otherwise.
+  std::optional<std::vector<int64_t>> constantInts(const ir::Value& value);
+  // Whether the value is a constant: an initializer that no caller can override (not a graph
+  // input), or a Constant node's output.
+  static bool isConstant(const ir::Value& value);
+
+  // The node's outputs may have changed type: answers about them are dropped.
+  void forget(const ir::Node& node);
+
+ private:
+  const ir::Type& infer(const ir::Value& value);
+  ir::Type applyLocalRule(const ir::Node& node, size_t output_index);
+  void runOnnxShapeInference();
+
+  ir::Model& model_;
+  absl::node_hash_map<const ir::Value*, ir::Type> known_;
+  absl::node_hash_map<const ir::Value*, ir::Type> onnx_inferred_;
+  bool onnx_inference_ran_ = false;
+};
+
+// Numpy-style (multidirectional) broadcast of two shapes, assuming the model is valid at run time:
+// a dim against a known 1 gives the other dim; a known size other than 1 wins against a symbol or
+// an unknown (the other must then be 1 or equal); equal symbols stay; anything else is unknown.
+// nullopt when the shapes provably do not broadcast (two different known sizes, neither 1).
+std::optional<ir::Shape> broadcastShapes(const ir::Shape& a, const ir::Shape& b);
+
+// Whether `from` provably broadcasts unidirectionally to `to` without changing it: its rank is
+// not larger and every dim (right-aligned) is a known 1 or provably equal to `to`'s dim.
+bool broadcastsUnidirectionally(const ir::Shape& from, const ir::Shape& to);
+
+// Whether every dim of the two shapes is provably equal (same rank, same known sizes or symbols).
+bool provablyEqual(const ir::Shape& a, const ir::Shape& b);
+
+}  // namespace onnxopt

@@ -1,0 +1,418 @@
+#include "onnxopt/rewrite/shape_oracle.h"
+
+#include <cstring>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "onnx/shape_inference/implementation.h"
+#include "../../ir/proto_io.h"
+
+namespace onnxopt {
+namespace {
+
+using ir::Dim;
+using ir::Shape;
+using ir::Type;
+
+const Dim kOne = Dim::known(1);
+
+bool isKnownOne(const Dim& dim) { return dim.isKnown() && dim.value() == 1; }
+
+// The dim of `shape` at position `i` counted from the right, or 1 past its rank.
+const Dim& fromRight(const Shape& shape, size_t i) {
+  return i < shape.size() ? shape[shape.size() - 1 - i] : kOne;
+}
+
+std::optional<Dim> broadcastDim(const Dim& a, const Dim& b) {
+  if (isKnownOne(a)) return b;
+  if (isKnownOne(b)) return a;
+  if (a.isKnown() && b.isKnown()) {
+    if (a.value() != b.value()) return std::nullopt;
+    return a;
+  }
+  // A known size other than 1 is the result whenever the model runs: the other dim is 1 or it.
+  if (a.isKnown()) return a;
+  if (b.isKnown()) return b;
+  if (a.provablyEquals(b)) return a;
+  return Dim::unknown();
+}
+
+bool isUnaryElementwise(const ir::Node& node) {
+  static const absl::flat_hash_set<std::string> kOps = {
+      "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Neg", "Abs", "Exp", "Log", "Sqrt", "Reciprocal",
+      "Erf", "Elu", "Selu", "Softplus", "Softsign", "HardSigmoid", "HardSwish", "Identity",
+      "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Tan", "Not", "Softmax", "LogSoftmax",
+      "Clip", "ThresholdedRelu", "Celu", "Gelu", "Mish", "IsNaN", "IsInf", "Dropout", "Cast",
+      "BitwiseNot", "Shrink", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"};
+  return node.domain().empty() && kOps.contains(node.opType());
+}
+
+// Elementwise operators with numpy broadcasting, and the opset from which they have it.
+std::optional<int64_t> broadcastingSince(const ir::Node& node) {
+  static const absl::flat_hash_map<std::string, int64_t> kOps = {
+      {"Add", 7},  {"Sub", 7},  {"Mul", 7},   {"Div", 7},   {"Pow", 7},
+      {"Equal", 7}, {"Greater", 7}, {"Less", 7}, {"And", 7}, {"Or", 7}, {"Xor", 7},
+      {"Max", 8},  {"Min", 8},  {"Sum", 8},   {"Mean", 8},  {"Where", 9},
+      {"Mod", 10}, {"BitShift", 11}, {"GreaterOrEqual", 12}, {"LessOrEqual", 12},
+      {"BitwiseAnd", 18}, {"BitwiseOr", 18}, {"BitwiseXor", 18}};
+  if (!node.domain().empty()) return std::nullopt;
+  auto it = kOps.find(node.opType());
+  if (it == kOps.end()) return std::nullopt;
+  return it->second;
+}
+
+bool isComparison(const ir::Node& node) {
+  static const absl::flat_hash_set<std::string> kOps = {
+      "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor"};
+  return kOps.contains(node.opType());
+}
+
+}  // namespace
+
+std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  Shape result(rank, Dim::unknown());
+  for (size_t i = 0; i < rank; ++i) {
+    std::optional<Dim> dim = broadcastDim(fromRight(a, i), fromRight(b, i));
+    if (!dim) return std::nullopt;
+    result[rank - 1 - i] = *dim;
+  }
+  return result;
+}
+
+bool broadcastsUnidirectionally(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  for (size_t i = 0; i < from.size(); ++i) {
+    const Dim& dim = fromRight(from, i);
+    if (!isKnownOne(dim) && !dim.provablyEquals(fromRight(to, i))) return false;
+  }
+  return true;
+}
+
+bool provablyEqual(const Shape& a, const Shape& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!a[i].provablyEquals(b[i])) return false;
+  }
+  return true;
+}
+
+ShapeOracle::ShapeOracle(ir::Model& model) : model_(model) {}
+ShapeOracle::~ShapeOracle() = default;
+
+bool ShapeOracle::isConstant(const ir::Value& value) {
+  if (value.isInitializer()) return !value.isGraphInput();
+  const ir::Node* producer = value.producer();
+  return producer != nullptr && producer->is("Constant");
+}
+
+std::optional<std::vector<int64_t>> ShapeOracle::constantInts(const ir::Value& value) {
+  const onnx::TensorProto* tensor = nullptr;
+  if (value.isInitializer() && !value.isGraphInput()) {
+    if (value.initializer()->isExternal()) return std::nullopt;
+    tensor = &value.initializer()->proto();
+  } else if (value.producer() && value.producer()->is("Constant")) {
+    const ir::Node& constant = *value.producer();
+    if (const ir::Attribute* ints = constant.attr("value_ints")) {
+      return std::vector<int64_t>(ints->ints().begin(), ints->ints().end());
+    }
+    if (const ir::Attribute* single = constant.attr("value_int")) {
+      return std::vector<int64_t>{single->i()};
+    }
+    const ir::Attribute* attribute = constant.attr("value");
+    if (attribute == nullptr || !attribute->proto().has_t()) return std::nullopt;
+    tensor = &attribute->t();
+    if (tensor->data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
+  }
+  if (tensor == nullptr || tensor->data_type() != onnx::TensorProto::INT64) return std::nullopt;
+  int64_t count = 1;
+  for (int64_t dim : tensor->dims()) count *= dim;
+  if (tensor->dims_size() > 1 || count < 0) return std::nullopt;
+  if (tensor->has_raw_data()) {
+    if (tensor->raw_data().size() != static_cast<size_t>(count) * sizeof(int64_t)) return std::nullopt;
+    std::vector<int64_t> values(static_cast<size_t>(count));
+    if (count > 0) std::memcpy(values.data(), tensor->raw_data().data(), tensor->raw_data().size());
+    return values;
+  }
+  if (tensor->int64_data_size() != count) return std::nullopt;
+  return std::vector<int64_t>(tensor->int64_data().begin(), tensor->int64_data().end());
+}
+
+std::optional<int64_t> ShapeOracle::rankOf(const ir::Value& value) { return typeOf(value).rank(); }
+
+void ShapeOracle::forget(const ir::Node& node) {
+  for (const ir::Value* output : node.outputs()) {
+    if (output) known_.erase(output);
+  }
+}
+
+namespace {
+// Declared dims win; an unknown declared dim takes the inferred one.
+Type merge(const Type& declared, const Type& inferred) {
+  if (!declared.isTensor()) return inferred;
+  if (!inferred.isTensor()) return declared;
+  const int32_t elem = declared.elemType() != 0 ? declared.elemType() : inferred.elemType();
+  if (!declared.shape()) return Type::tensor(elem, inferred.shape());
+  if (!inferred.shape() || inferred.shape()->size() != declared.shape()->size()) {
+    return Type::tensor(elem, declared.shape());
+  }
+  Shape shape = *declared.shape();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i].isUnknown()) shape[i] = (*inferred.shape())[i];
+  }
+  return Type::tensor(elem, std::move(shape));
+}
+
+bool fullyKnown(const Type& type) {
+  if (!type.isTensor() || type.elemType() == 0 || !type.shape()) return false;
+  for (const Dim& dim : *type.shape()) {
+    if (dim.isUnknown()) return false;
+  }
+  return true;
+}
+}  // namespace
+
+const Type& ShapeOracle::typeOf(const ir::Value& value) {
+  auto it = known_.find(&value);
+  if (it != known_.end()) return it->second;
+  // Producers are resolved first, without recursion, so a chain of a million nodes is fine.
+  std::vector<const ir::Value*> pending = {&value};
+  while (!pending.empty()) {
+    const ir::Value* current = pending.back();
+    if (known_.contains(current)) {
+      pending.pop_back();
+      continue;
+    }
+    bool ready = true;
+    if (const ir::Node* producer = current->producer(); producer && !fullyKnown(current->type())) {
+      for (const ir::Value* input : producer->inputs()) {
+        if (input && !known_.contains(input)) {
+          pending.push_back(input);
+          ready = false;
+        }
+      }
+    }
+    if (!ready) continue;
+    pending.pop_back();
+    infer(*current);
+  }
+  return known_.at(&value);
+}
+
+const Type& ShapeOracle::infer(const ir::Value& value) {
+  Type type = value.type();
+  if (!fullyKnown(type) && value.producer() != nullptr) {
+    type = merge(type, applyLocalRule(*value.producer(), value.producerOutputIndex()));
+  }
+  if (!type.shape()) {
+    if (!onnx_inference_ran_) runOnnxShapeInference();
+    auto inferred = onnx_inferred_.find(&value);
+    if (inferred != onnx_inferred_.end()) type = merge(type, inferred->second);
+  }
+  return known_[&value] = std::move(type);
+}
+
+Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index) {
+  auto input_type = [&](size_t i) -> Type {
+    const ir::Value* input = node.input(i);
+    if (input == nullptr) return Type();
+    auto it = known_.find(input);
+    return it != known_.end() ? it->second : input->type();
+  };
+  if (output_index != 0 || !node.domain().empty()) return Type();
+  const std::optional<int64_t> opset = model_.opsetVersion("");
+  const std::string& op = node.opType();
+
+  if (isUnaryElementwise(node)) {
+    Type input = input_type(0);
+    if (op == "Cast") {
+      const ir::Attribute* to = node.attr("to");
+      return Type::tensor(to ? static_cast<int32_t>(to->i()) : 0, input.shape());
+    }
+    if (op == "IsNaN" || op == "IsInf" || op == "Not") {
+      return Type::tensor(onnx::TensorProto::BOOL, input.shape());
+    }
+    return input;
+  }
+
+  if (std::optional<int64_t> since = broadcastingSince(node); since && opset && *opset >= *since) {
+    const size_t first = op == "Where" ? 1 : 0;
+    std::optional<Shape> shape;
+    int32_t elem = input_type(first).elemType();
+    for (size_t i = 0; i < node.numInputs(); ++i) {
+      Type operand = input_type(i);
+      if (!operand.shape()) return Type::tensor(isComparison(node) ? onnx::TensorProto::BOOL : elem);
+      if (i == 0 && op != "Where") {
+        shape = operand.shape();
+        continue;
+      }
+      shape = shape ? broadcastShapes(*shape, *operand.shape()) : operand.shape();
+      if (!shape) return Type();
+    }
+    return Type::tensor(isComparison(node) ? onnx::TensorProto::BOOL : elem, shape);
+  }
+
+  if (op == "Gemm") {
+    Type a = input_type(0), b = input_type(1);
+    const int32_t elem = a.elemType();
+    if (!a.shape() || !b.shape() || a.shape()->size() != 2 || b.shape()->size() != 2) {
+      return Type::tensor(elem, Shape{Dim::unknown(), Dim::unknown()});
+    }
+    const Dim& m = (*a.shape())[node.intAttr("transA", 0) ? 1 : 0];
+    const Dim& n = (*b.shape())[node.intAttr("transB", 0) ? 0 : 1];
+    return Type::tensor(elem, Shape{m, n});
+  }
+
+  if (op == "MatMul") {
+    Type a = input_type(0), b = input_type(1);
+    if (!a.shape() || !b.shape() || a.shape()->empty() || b.shape()->empty()) {
+      return Type::tensor(a.elemType());
+    }
+    Shape sa = *a.shape(), sb = *b.shape();
+    const bool a_vector = sa.size() == 1, b_vector = sb.size() == 1;
+    if (a_vector) sa.insert(sa.begin(), Dim::known(1));
+    if (b_vector) sb.push_back(Dim::known(1));
+    std::optional<Shape> batch = broadcastShapes(Shape(sa.begin(), sa.end() - 2),
+                                                 Shape(sb.begin(), sb.end() - 2));
+    if (!batch) return Type();
+    Shape result = *batch;
+    if (!a_vector) result.push_back(sa[sa.size() - 2]);
+    if (!b_vector) result.push_back(sb.back());
+    return Type::tensor(a.elemType(), std::move(result));
+  }
+
+  if (op == "Transpose") {
+    Type input = input_type(0);
+    if (!input.shape()) return Type::tensor(input.elemType());
+    const Shape& in = *input.shape();
+    Shape out;
+    if (const ir::Attribute* perm = node.attr("perm")) {
+      if (perm->ints().size() != static_cast<int>(in.size())) return Type::tensor(input.elemType());
+      for (int64_t axis : perm->ints()) {
+        if (axis < 0 || axis >= static_cast<int64_t>(in.size())) return Type::tensor(input.elemType());
+        out.push_back(in[axis]);
+      }
+    } else {
+      out.assign(in.rbegin(), in.rend());
+    }
+    return Type::tensor(input.elemType(), std::move(out));
+  }
+
+  if (op == "Flatten") {
+    Type input = input_type(0);
+    if (!input.shape()) return Type::tensor(input.elemType(), Shape{Dim::unknown(), Dim::unknown()});
+    const int64_t rank = static_cast<int64_t>(input.shape()->size());
+    int64_t axis = node.intAttr("axis", 1);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis > rank) return Type();
+    auto product = [&](int64_t begin, int64_t end) {
+      int64_t size = 1;
+      for (int64_t i = begin; i < end; ++i) {
+        const Dim& dim = (*input.shape())[i];
+        if (!dim.isKnown()) return (end - begin == 1) ? dim : Dim::unknown();
+        size *= dim.value();
+      }
+      return Dim::known(size);
+    };
+    return Type::tensor(input.elemType(), Shape{product(0, axis), product(axis, rank)});
+  }
+
+  if (op == "Expand") {
+    Type input = input_type(0);
+    std::optional<std::vector<int64_t>> target =
+        node.input(1) ? constantInts(*node.input(1)) : std::nullopt;
+    if (!input.shape() || !target) return Type::tensor(input.elemType());
+    Shape target_shape;
+    for (int64_t dim : *target) target_shape.push_back(Dim::known(dim));
+    std::optional<Shape> shape = broadcastShapes(*input.shape(), target_shape);
+    return shape ? Type::tensor(input.elemType(), shape) : Type();
+  }
+
+  if (op == "Reshape") {
+    Type input = input_type(0);
+    std::optional<std::vector<int64_t>> target =
+        node.input(1) ? constantInts(*node.input(1)) : std::nullopt;
+    if (!target) return Type::tensor(input.elemType());
+    const bool allow_zero = node.intAttr("allowzero", 0) != 0;
+    Shape shape;
+    for (size_t i = 0; i < target->size(); ++i) {
+      const int64_t dim = (*target)[i];
+      if (dim == 0 && !allow_zero) {
+        if (!input.shape() || i >= input.shape()->size()) return Type::tensor(input.elemType());
+        shape.push_back((*input.shape())[i]);
+      } else if (dim < 0) {
+        shape.push_back(Dim::unknown());
+      } else {
+        shape.push_back(Dim::known(dim));
+      }
+    }
+    return Type::tensor(input.elemType(), std::move(shape));
+  }
+
+  return Type();
+}
+
+void ShapeOracle::runOnnxShapeInference() {
+  onnx_inference_ran_ = true;
+  onnx::ModelProto proto;
+  ir::ProtoExporter exporter(ir::ProtoExporter::Mode::kLend);
+  exporter.exportModel(model_, &proto);
+  // Inference writes into value_info; the IR's own value_info entries are lent, so take the
+  // results into a copy of the graph structure first.
+  onnx::ModelProto inferred;
+  inferred.CopyFrom(proto);
+  exporter.restore();
+  try {
+    onnx::ShapeInferenceOptions options{/*check_type=*/false, /*error_mode=*/0,
+                                         /*enable_data_propagation=*/true};
+    onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (...) {
+    // libonnx reports malformed models by throwing; the oracle then knows nothing more.
+    return;
+  }
+  // Match inferred value_info to IR values scope by scope, walking graphs in the same order.
+  std::vector<std::pair<const onnx::GraphProto*, ir::Graph*>> work = {
+      {&inferred.graph(), &model_.graph()}};
+  while (!work.empty()) {
+    auto [graph_proto, graph] = work.back();
+    work.pop_back();
+    absl::flat_hash_map<std::string, const ir::Value*> by_name;
+    for (ir::Node& node : *graph) {
+      for (const ir::Value* output : node.outputs()) {
+        if (output) by_name.emplace(output->name(), output);
+      }
+    }
+    for (const auto& info : graph_proto->value_info()) {
+      auto it = by_name.find(info.name());
+      if (it != by_name.end() && info.has_type()) {
+        onnx_inferred_[it->second] = Type::fromProto(info.type());
+      }
+    }
+    for (const auto& info : graph_proto->output()) {
+      auto it = by_name.find(info.name());
+      if (it != by_name.end() && info.has_type()) {
+        onnx_inferred_.emplace(it->second, Type::fromProto(info.type()));
+      }
+    }
+    int index = 0;
+    for (ir::Node& node : *graph) {
+      if (index >= graph_proto->node_size()) break;
+      const onnx::NodeProto& node_proto = graph_proto->node(index++);
+      int attribute_index = 0;
+      for (ir::Attribute& attribute : node.mutableAttributes()) {
+        const onnx::AttributeProto& attribute_proto = node_proto.attribute(attribute_index++);
+        auto& subgraphs = attribute.mutableGraphs();
+        if (subgraphs.empty()) continue;
+        if (attribute_proto.has_g()) {
+          work.emplace_back(&attribute_proto.g(), subgraphs.front().get());
+        } else {
+          for (size_t i = 0; i < subgraphs.size() && i < static_cast<size_t>(attribute_proto.graphs_size()); ++i) {
+            work.emplace_back(&attribute_proto.graphs(static_cast<int>(i)), subgraphs[i].get());
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace onnxopt

@@ -1,0 +1,114 @@
+#include "onnxopt/rewrite/shape_oracle.h"
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "test_models.h"
+
+namespace onnxopt {
+namespace {
+
+using ir::Dim;
+using ir::Shape;
+using onnxopt::testing::parseModel;
+
+Shape shape(std::initializer_list<Dim> dims) { return Shape(dims); }
+Dim k(int64_t value) { return Dim::known(value); }
+Dim s(const char* symbol) { return Dim::symbolic(symbol); }
+
+TEST(BroadcastTest, MultidirectionalRulesAssumeAValidModel) {
+  EXPECT_EQ(broadcastShapes(shape({s("N"), k(4)}), shape({k(4)})), shape({s("N"), k(4)}));
+  EXPECT_EQ(broadcastShapes(shape({k(1)}), shape({s("N"), k(3)})), shape({s("N"), k(3)}));
+  // N must be 1 or 3 for the model to run; either way the result is 3.
+  EXPECT_EQ(broadcastShapes(shape({s("N")}), shape({k(3)})), shape({k(3)}));
+  EXPECT_EQ(broadcastShapes(shape({s("N")}), shape({s("N")})), shape({s("N")}));
+  EXPECT_EQ(broadcastShapes(shape({s("N")}), shape({s("M")})), shape({Dim::unknown()}));
+  EXPECT_EQ(broadcastShapes(shape({k(2)}), shape({k(3)})), std::nullopt);
+  EXPECT_EQ(broadcastShapes(shape({}), shape({k(2), k(3)})), shape({k(2), k(3)}));
+}
+
+TEST(BroadcastTest, UnidirectionalNeedsProof) {
+  const Shape mn = shape({s("M"), k(3)});
+  EXPECT_TRUE(broadcastsUnidirectionally(shape({k(3)}), mn));
+  EXPECT_TRUE(broadcastsUnidirectionally(shape({k(1), k(3)}), mn));
+  EXPECT_TRUE(broadcastsUnidirectionally(shape({s("M"), k(1)}), mn));
+  EXPECT_TRUE(broadcastsUnidirectionally(shape({}), mn));
+  EXPECT_FALSE(broadcastsUnidirectionally(shape({s("K"), k(1)}), mn)) << "K is not M";
+  EXPECT_FALSE(broadcastsUnidirectionally(shape({Dim::unknown(), k(3)}), mn));
+  EXPECT_FALSE(broadcastsUnidirectionally(shape({k(2), s("M"), k(3)}), mn)) << "grows the rank";
+  EXPECT_TRUE(provablyEqual(mn, shape({s("M"), k(3)})));
+  EXPECT_FALSE(provablyEqual(shape({Dim::unknown()}), shape({Dim::unknown()})));
+}
+
+TEST(ShapeOracleTest, LocalRulesFollowGemmMatMulAndElementwise) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,4] X, float[3,4] W, float[4,5] V) => (float[N,5] Y) {
+  A = Gemm<transB = 1>(X, W)
+  T = Transpose(A)
+  B = MatMul(X, V)
+  C = Relu(B)
+  D = Add(C, X5)
+  X5 = Identity(B)
+  F = Flatten<axis = 1>(C)
+  Y = Cast<to = 11>(C)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ShapeOracle oracle(*model);
+  auto type_of = [&](const char* name) { return oracle.typeOf(*model->graph().findValue(name)); };
+  EXPECT_EQ(type_of("A").shape(), shape({s("N"), k(3)}));
+  EXPECT_EQ(type_of("T").shape(), shape({k(3), s("N")}));
+  EXPECT_EQ(type_of("B").shape(), shape({s("N"), k(5)}));
+  EXPECT_EQ(type_of("C").elemType(), onnx::TensorProto::FLOAT);
+  EXPECT_EQ(type_of("F").shape(), shape({s("N"), k(5)}));
+  EXPECT_EQ(type_of("Y").elemType(), onnx::TensorProto::DOUBLE);
+}
+
+TEST(ShapeOracleTest, FallsBackToOnnxShapeInference) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,8,8] X, float[4,2,3,3] W) => (float[1,4,6,6] Y) {
+  Y = Conv(X, W)
+  Z = Relu(Y)
+}
+)");
+  ShapeOracle oracle(*model);
+  const ir::Value& z = *model->graph().lastNode()->output(0);
+  EXPECT_EQ(oracle.typeOf(z).shape(), shape({k(1), k(4), k(6), k(6)}));
+}
+
+TEST(ShapeOracleTest, LongChainsNeedNoRecursion) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,4] X) => (float[N,4] Y) { Y = Relu(X) }
+)");
+  ir::Graph& graph = model->graph();
+  ir::Value* last = graph.inputs()[0];
+  for (int i = 0; i < 500000; ++i) {
+    last = graph.createNode("Relu", {last}, {absl::StrCat("v", i)}, graph.lastNode())->output(0);
+  }
+  ShapeOracle oracle(*model);
+  EXPECT_EQ(oracle.typeOf(*last).shape(), shape({s("N"), k(4)}));
+}
+
+TEST(ShapeOracleTest, ConstantIntsFromInitializersAndConstants) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,4] X, int64[2] given) => (float[N,4] Y) <int64[2] target = {1, 4}, int64[2] given = {7, 7}> {
+  c = Constant<value_ints = [2, 3]>()
+  Y = Expand(X, target)
+}
+)");
+  ShapeOracle oracle(*model);
+  const ir::Graph& graph = model->graph();
+  EXPECT_EQ(oracle.constantInts(*graph.findValue("target")), (std::vector<int64_t>{1, 4}));
+  EXPECT_EQ(oracle.constantInts(*graph.findValue("c")), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(oracle.constantInts(*graph.findValue("given")), std::nullopt)
+      << "an initializer that is also an input can be overridden by the caller";
+  EXPECT_FALSE(ShapeOracle::isConstant(*graph.findValue("given")));
+  EXPECT_EQ(oracle.typeOf(*graph.findValue("Y")).shape(), shape({s("N"), k(4)}));
+}
+
+}  // namespace
+}  // namespace onnxopt
