@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Sets up (Debian packages), builds, and runs the whole test suite with CTest.
+#   BUILD_DIR  build folder (default: build); CTEST_PARALLEL  parallel jobs (default: 2)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash scripts/setup.sh
+bash scripts/build.sh
+cd "${BUILD_DIR:-build}"
+ctest --output-on-failure -j"${CTEST_PARALLEL:-2}"

@@ -1,0 +1,356 @@
+#include "cli.h"
+
+#include <chrono>
+#include <exception>
+#include <istream>
+#include <memory>
+#include <new>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/string_view.h"
+#include "onnxopt/ir/ir.h"
+#include "onnxopt/ir/printer.h"
+#include "onnxopt/ir/serialization.h"
+#include "onnxopt/ir/verifier.h"
+#include "output.h"
+
+#ifndef ONNXOPT_VERSION
+#define ONNXOPT_VERSION "unknown"
+#endif
+
+namespace onnxopt::cli {
+namespace {
+
+constexpr absl::string_view kTool = "onnx-opt";
+
+// ---------------------------------------------------------------------------------------------
+// Argument parsing. Options are `--name=value`, `--name value`, `-x value` or `-xvalue`; `--`
+// ends the options; a lone `-` is an operand (stdin / stdout).
+
+class ArgReader {
+ public:
+  explicit ArgReader(const std::vector<std::string>& args) : args_(args) {}
+
+  bool done() const { return pos_ >= args_.size(); }
+  const std::string& next() { return args_[pos_++]; }
+
+  // If `arg` is the option `name` (long form `--name[=v]`, or short `-n[v]` when `name` is a
+  // single dash and letter), stores its value (from `=`, the rest of a short option, or the
+  // next argument) and returns true. A missing value is an error.
+  absl::StatusOr<bool> valueOption(const std::string& arg, absl::string_view name,
+                                   std::string* value) {
+    absl::string_view a = arg;
+    if (!absl::StartsWith(a, name)) return false;
+    absl::string_view rest = a.substr(name.size());
+    bool is_short = name.size() == 2 && name[0] == '-' && name[1] != '-';
+    if (rest.empty()) {
+      if (done()) {
+        return absl::InvalidArgumentError(absl::StrCat("option ", name, " needs a value"));
+      }
+      *value = next();
+      return true;
+    }
+    if (absl::ConsumePrefix(&rest, "=") || is_short) {
+      *value = std::string(rest);
+      return true;
+    }
+    return false;  // e.g. `--emitter` is not `--emit`
+  }
+
+ private:
+  const std::vector<std::string>& args_;
+  size_t pos_ = 0;
+};
+
+absl::Status usageError(std::string message) {
+  return absl::InvalidArgumentError(std::move(message));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running.
+
+// "<message>" if it already names `subject` (a file), else "<subject>: <message>"; one line.
+std::string describe(absl::string_view subject, absl::string_view message) {
+  std::string line(message);
+  line = absl::StrReplaceAll(line, {{"\r\n", "; "}, {"\n", "; "}, {"\r", " "}});
+  while (!line.empty() && (line.back() == ' ' || line.back() == ';')) line.pop_back();
+  if (line.empty()) line = "unknown error";
+  // Names the subject already: "<subject>: ...", "... <subject>: ...", "... '<subject>' ...".
+  const bool named = absl::StartsWith(line, absl::StrCat(subject, ":")) ||
+                     absl::StrContains(line, absl::StrCat(" ", subject, ":")) ||
+                     absl::StrContains(line, absl::StrCat("'", subject, "'")) ||
+                     absl::StrContains(line, absl::StrCat("\"", subject, "\""));
+  if (subject.empty() || named) return line;
+  return absl::StrCat(subject, ": ", line);
+}
+
+int fail(Io& io, absl::string_view subject, absl::string_view message) {
+  io.err << kTool << ": error: " << describe(subject, message) << "\n";
+  io.err.flush();
+  return kExitError;
+}
+
+std::string displayName(const std::string& path, bool output) {
+  if (path == "-") return output ? "<stdout>" : "<stdin>";
+  return path;
+}
+
+// Node counts over every graph of the model, op types in order of first appearance.
+struct NodeCounts {
+  size_t total = 0;
+  std::vector<std::pair<std::string, size_t>> by_op;
+
+  static NodeCounts of(ir::Model& model) {
+    NodeCounts counts;
+    ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
+      for (ir::Node& node : graph) {
+        ++counts.total;
+        std::string op = node.domain().empty() || node.domain() == "ai.onnx"
+                             ? node.opType()
+                             : absl::StrCat(node.domain(), ".", node.opType());
+        auto it = counts.by_op.begin();
+        while (it != counts.by_op.end() && it->first != op) ++it;
+        if (it == counts.by_op.end()) {
+          counts.by_op.emplace_back(std::move(op), 1);
+        } else {
+          ++it->second;
+        }
+      }
+    });
+    return counts;
+  }
+
+  std::string str() const {
+    std::string s = absl::StrCat(total, total == 1 ? " node" : " nodes");
+    if (!by_op.empty()) {
+      absl::StrAppend(&s, " (",
+                      absl::StrJoin(by_op, ", ",
+                                    [](std::string* out, const auto& entry) {
+                                      absl::StrAppend(out, entry.first, " ", entry.second);
+                                    }),
+                      ")");
+    }
+    return s;
+  }
+};
+
+absl::StatusOr<std::unique_ptr<ir::Model>> load(const Options& options, Io& io) {
+  if (options.input != "-") return ir::loadModelFromFile(options.input);
+  std::string bytes;
+  constexpr size_t kChunk = size_t{1} << 20;
+  while (io.in) {
+    const size_t old_size = bytes.size();
+    bytes.resize(old_size + kChunk);
+    io.in.read(bytes.data() + old_size, static_cast<std::streamsize>(kChunk));
+    bytes.resize(old_size + static_cast<size_t>(io.in.gcount()));
+  }
+  if (io.in.bad()) return absl::DataLossError("cannot read standard input");
+  return ir::loadModelFromBytes(bytes);
+}
+
+absl::Status writeStream(std::ostream& out, absl::string_view bytes) {
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.flush();
+  if (!out) return absl::DataLossError("cannot write to standard output");
+  return absl::OkStatus();
+}
+
+absl::Status save(const ir::Model& model, const Options& options, Io& io) {
+  const bool to_stdout = options.output == "-";
+  // A device or FIFO (-o /dev/null) is written in place: the atomic temporary-file-and-rename
+  // of regular files would replace the device node with a regular file.
+  const bool in_place = !to_stdout && isSpecialFile(options.output);
+  std::string bytes;
+  if (options.emit == EmitKind::kText) {
+    bytes = ir::printModel(model);
+    if (!to_stdout && !in_place) return writeFileAtomically(options.output, bytes);
+  } else {
+    if (!to_stdout && !in_place) return ir::saveModelToFile(model, options.output);
+    absl::StatusOr<std::string> serialized = ir::saveModelToBytes(model);
+    if (!serialized.ok()) return serialized.status();
+    bytes = *std::move(serialized);
+  }
+  return in_place ? writeInPlace(options.output, bytes) : writeStream(io.out, bytes);
+}
+
+int runUnguarded(const Options& options, Io& io) {
+  const std::string input = displayName(options.input, /*output=*/false);
+  const std::string output = displayName(options.output, /*output=*/true);
+  const auto start = std::chrono::steady_clock::now();
+
+  absl::StatusOr<std::unique_ptr<ir::Model>> loaded = load(options, io);
+  if (!loaded.ok()) return fail(io, input, loaded.status().message());
+  ir::Model& model = **loaded;
+  if (absl::Status status = ir::verify(model); !status.ok()) {
+    return fail(io, input, absl::StrCat("invalid model: ", status.message()));
+  }
+  const NodeCounts before = NodeCounts::of(model);
+
+  // The pass pipeline runs here (-O1, --passes=...): next issue. -O0 runs nothing.
+
+  const NodeCounts after = NodeCounts::of(model);
+  if (absl::Status status = save(model, options, io); !status.ok()) {
+    return fail(io, output, status.message());
+  }
+
+  if (!options.quiet) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::string after_text = after.by_op == before.by_op
+                                 ? absl::StrCat(after.total, after.total == 1 ? " node" : " nodes")
+                                 : after.str();
+    io.err << absl::StrFormat("%s: %s: %s -> %s, %.2f s\n", kTool, input, before.str(),
+                              after_text, seconds);
+    io.err.flush();
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+absl::StatusOr<Options> parseArgs(const std::vector<std::string>& args) {
+  Options options;
+  std::vector<std::string> operands;
+  ArgReader reader(args);
+  bool options_ended = false;
+  while (!reader.done()) {
+    const std::string& arg = reader.next();
+    if (options_ended || arg == "-" || arg.empty() || arg[0] != '-') {
+      operands.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      options_ended = true;
+      continue;
+    }
+    if (arg == "-h" || arg == "--help") {
+      options.help = true;
+      continue;
+    }
+    if (arg == "--version") {
+      options.version = true;
+      continue;
+    }
+    if (arg == "-q" || arg == "--quiet") {
+      options.quiet = true;
+      continue;
+    }
+    if (absl::StartsWith(arg, "-O")) {
+      if (arg != "-O0") {
+        return usageError(absl::StrCat("unsupported optimization level '", arg,
+                                       "' (only -O0 exists in this version)"));
+      }
+      options.opt_level = 0;
+      continue;
+    }
+    std::string value;
+    absl::StatusOr<bool> matched = reader.valueOption(arg, "-o", &value);
+    if (matched.ok() && !*matched) matched = reader.valueOption(arg, "--output", &value);
+    if (!matched.ok()) return matched.status();
+    if (*matched) {
+      if (value.empty()) return usageError("option -o needs a file name ('-' for stdout)");
+      options.output = value;
+      continue;
+    }
+    matched = reader.valueOption(arg, "--emit", &value);
+    if (!matched.ok()) return matched.status();
+    if (*matched) {
+      if (value == "binary") {
+        options.emit = EmitKind::kBinary;
+      } else if (value == "text") {
+        options.emit = EmitKind::kText;
+      } else {
+        return usageError(
+            absl::StrCat("unknown --emit value '", value, "' (expected 'binary' or 'text')"));
+      }
+      continue;
+    }
+    return usageError(absl::StrCat("unknown option '", arg, "'"));
+  }
+  if (options.help || options.version) return options;
+  if (operands.empty()) return usageError("no input file given (use '-' to read stdin)");
+  if (operands.size() > 1) {
+    return usageError(absl::StrCat("expected one input file, got '", operands[0], "' and '",
+                                   operands[1], "'"));
+  }
+  options.input = operands[0];
+  return options;
+}
+
+std::string helpText() {
+  return R"(onnx-opt: optimizes ONNX models.
+
+Usage: onnx-opt [options] <input> [-o <output>]
+
+  <input> is an ONNX model file, or '-' to read one from stdin.
+
+Options:
+  -o, --output <file>   Where to write the result; '-' (the default) is stdout. Files are
+                        written atomically: a failed run leaves an existing file untouched.
+  --emit=binary|text    Output format: the ONNX protobuf (default), or the ONNX text syntax
+                        (onnx::OnnxParser's; large initializers are summarized).
+  -O0                   Run no passes: load, verify, save. An unchanged model is saved with
+                        the same bytes it was loaded from. (The only level so far.)
+  -q, --quiet           Do not print the one-line summary to stderr.
+  -h, --help            Print this help and exit.
+  --version             Print the version and exit.
+
+Exit status: 0 on success, 1 if the model cannot be loaded, verified or saved (one line
+'onnx-opt: error: ...' on stderr), 2 for a bad command line.
+)";
+}
+
+std::string versionText() { return absl::StrCat(kTool, " version ", ONNXOPT_VERSION, "\n"); }
+
+int run(const Options& options, Io& io) {
+  const std::string input = displayName(options.input, /*output=*/false);
+  try {
+    return runUnguarded(options, io);
+  } catch (const std::bad_alloc&) {
+    return fail(io, input, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(io, input, absl::StrCat("internal error: ", e.what()));
+  } catch (...) {
+    return fail(io, input, "internal error: unknown exception");
+  }
+}
+
+int main(const std::vector<std::string>& args, Io& io) {
+  absl::StatusOr<Options> options = parseArgs(args);
+  if (!options.ok()) {
+    io.err << kTool << ": error: " << options.status().message() << "\n"
+           << "Try '" << kTool << " --help' for more information.\n";
+    io.err.flush();
+    return kExitUsage;
+  }
+  if (options->help) {
+    io.out << helpText();
+    io.out.flush();
+    return io.out ? kExitOk : kExitError;
+  }
+  if (options->version) {
+    io.out << versionText();
+    io.out.flush();
+    return io.out ? kExitOk : kExitError;
+  }
+  if (options->output == "-" && options->emit == EmitKind::kBinary && io.out_is_terminal) {
+    io.err << kTool << ": error: not writing a binary model to a terminal\n"
+           << "Use -o <file>, or --emit=text to print it.\n";
+    io.err.flush();
+    return kExitUsage;
+  }
+  return run(*options, io);
+}
+
+}  // namespace onnxopt::cli
