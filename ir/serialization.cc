@@ -52,6 +52,14 @@ absl::Status tooLarge(int64_t size) {
 class PendingFile {
  public:
   static absl::StatusOr<std::unique_ptr<PendingFile>> create(const std::string& path) {
+    struct stat info;
+    if (stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+      // A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written in place: renaming over it
+      // would replace it with a regular file.
+      const int fd = open(path.c_str(), O_WRONLY | O_TRUNC);
+      if (fd < 0) return errnoError(path, "open for writing");
+      return std::unique_ptr<PendingFile>(new PendingFile(path, std::string(), fd));
+    }
     std::string temp = absl::StrCat(dirName(path), "/.", baseName(path), ".tmpXXXXXX");
     const int fd = mkstemp(temp.data());
     if (fd < 0) return errnoError(path, "create a temporary file");
@@ -59,16 +67,18 @@ class PendingFile {
   }
   ~PendingFile() {
     if (fd_ >= 0) close(fd_);
-    if (!committed_) unlink(temp_.c_str());
+    if (!committed_ && !inPlace()) unlink(temp_.c_str());
   }
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
 
   absl::Status closeFile() {
-    // mkstemp creates 0600; a model file is as readable as any file the user creates.
-    const mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd_, 0666 & ~mask);
+    if (!inPlace()) {
+      // mkstemp creates 0600; a model file is as readable as any file the user creates.
+      const mode_t mask = umask(0);
+      umask(mask);
+      fchmod(fd_, 0666 & ~mask);
+    }
     const int result = close(fd_);
     fd_ = -1;
     if (result != 0) return errnoError(path_, "write");
@@ -79,7 +89,9 @@ class PendingFile {
       absl::Status closed = closeFile();
       if (!closed.ok()) return closed;
     }
-    if (rename(temp_.c_str(), path_.c_str()) != 0) return errnoError(path_, "rename into place");
+    if (!inPlace() && rename(temp_.c_str(), path_.c_str()) != 0) {
+      return errnoError(path_, "rename into place");
+    }
     committed_ = true;
     return absl::OkStatus();
   }
@@ -87,6 +99,7 @@ class PendingFile {
  private:
   PendingFile(std::string path, std::string temp, int fd)
       : path_(std::move(path)), temp_(std::move(temp)), fd_(fd) {}
+  bool inPlace() const { return temp_.empty(); }
   std::string path_;
   std::string temp_;
   int fd_;
@@ -297,8 +310,30 @@ absl::StatusOr<onnx::ModelProto> exportModel(const Model& model) {
   return proto;
 }
 
-absl::Status saveModelToFile(const Model& model, const std::string& path,
+namespace {
+// Writing through a symlink replaces its target and keeps the link.
+std::string followSymlink(const std::string& path) {
+  struct stat info;
+  if (lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode)) {
+    std::unique_ptr<char, decltype(&std::free)> target(realpath(path.c_str(), nullptr), &std::free);
+    if (target) return target.get();
+  }
+  return path;
+}
+}  // namespace
+
+absl::Status writeFileAtomically(const std::string& requested_path, absl::string_view contents) {
+  const std::string path = followSymlink(requested_path);
+  auto pending = PendingFile::create(path);
+  if (!pending.ok()) return pending.status();
+  absl::Status status = writeAll((*pending)->fd(), contents.data(), contents.size(), path);
+  if (!status.ok()) return status;
+  return (*pending)->commit();
+}
+
+absl::Status saveModelToFile(const Model& model, const std::string& requested_path,
                              const SaveOptions& options) {
+  const std::string path = followSymlink(requested_path);
   const std::string dir = dirName(path);
   auto real_dir = realDir(dir);
   if (!real_dir.ok()) return real_dir.status();

@@ -23,7 +23,6 @@ packages=(
   python3-onnx         # example and test-data generators
   python3-pytest
   pybind11-dev
-  # --- later issues add their packages below this line (e.g. nodejs npm for ONNX Runtime) ---
 )
 
 missing=()
@@ -53,4 +52,6 @@ else
   echo "setup.sh: all ${#packages[@]} packages present"
 fi
 
-# --- later issues add other set-up steps here (e.g. npm install of onnxruntime-node) ---
+# ONNX Runtime for the equivalence tests: onnxruntime-node from npm, pinned by the lock file.
+# It installs Debian's nodejs and npm only when no node is on the machine at all.
+bash "$(dirname "$0")/../tests/equivalence/install.sh"

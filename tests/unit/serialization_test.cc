@@ -352,6 +352,20 @@ TEST(SerializationTest, ModelsOverTwoGiBAreSavedWithExternalData) {
   EXPECT_TRUE((*reloaded)->graph().initializers()[0]->initializer()->isExternal());
 }
 
+TEST(SerializationTest, DevicesAreWrittenInPlaceAndSymlinksKept) {
+  auto model = importModel(parseProto(kLinear));
+  ASSERT_TRUE(model.ok());
+  ASSERT_TRUE(saveModelToFile(**model, "/dev/null").ok());
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+
+  TempDir dir;
+  writeFile(dir / "target.onnx", "old");
+  fs::create_symlink(dir / "target.onnx", dir / "link.onnx");
+  ASSERT_TRUE(saveModelToFile(**model, (dir / "link.onnx").string()).ok());
+  EXPECT_TRUE(fs::is_symlink(dir / "link.onnx"));
+  EXPECT_EQ(readFile(dir / "target.onnx"), serialize(parseProto(kLinear)));
+}
+
 TEST(SerializationTest, FailedSavesLeaveNothingBehind) {
   TempDir dir;
   auto model = importModel(parseProto(kLinear));

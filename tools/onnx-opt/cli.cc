@@ -23,7 +23,6 @@
 #include "onnxopt/ir/printer.h"
 #include "onnxopt/ir/serialization.h"
 #include "onnxopt/ir/verifier.h"
-#include "output.h"
 
 #ifndef ONNXOPT_VERSION
 #define ONNXOPT_VERSION "unknown"
@@ -167,21 +166,16 @@ absl::Status writeStream(std::ostream& out, absl::string_view bytes) {
 }
 
 absl::Status save(const ir::Model& model, const Options& options, Io& io) {
-  const bool to_stdout = options.output == "-";
-  // A device or FIFO (-o /dev/null) is written in place: the atomic temporary-file-and-rename
-  // of regular files would replace the device node with a regular file.
-  const bool in_place = !to_stdout && isSpecialFile(options.output);
-  std::string bytes;
-  if (options.emit == EmitKind::kText) {
-    bytes = ir::printModel(model);
-    if (!to_stdout && !in_place) return writeFileAtomically(options.output, bytes);
-  } else {
-    if (!to_stdout && !in_place) return ir::saveModelToFile(model, options.output);
-    absl::StatusOr<std::string> serialized = ir::saveModelToBytes(model);
-    if (!serialized.ok()) return serialized.status();
-    bytes = *std::move(serialized);
+  if (options.output != "-") {
+    if (options.emit == EmitKind::kText) {
+      return ir::writeFileAtomically(options.output, ir::printModel(model));
+    }
+    return ir::saveModelToFile(model, options.output);
   }
-  return in_place ? writeInPlace(options.output, bytes) : writeStream(io.out, bytes);
+  if (options.emit == EmitKind::kText) return writeStream(io.out, ir::printModel(model));
+  absl::StatusOr<std::string> serialized = ir::saveModelToBytes(model);
+  if (!serialized.ok()) return serialized.status();
+  return writeStream(io.out, *serialized);
 }
 
 int runUnguarded(const Options& options, Io& io) {

@@ -45,6 +45,9 @@ absl::StatusOr<std::unique_ptr<Model>> importModel(onnx::ModelProto&& proto,
 absl::Status saveModelToFile(const Model& model, const std::string& path,
                              const SaveOptions& options = {});
 absl::StatusOr<std::string> saveModelToBytes(const Model& model);
+// Writes any file the way saveModelToFile does: atomically for regular files (a failure leaves
+// the old file), in place for devices and pipes, through symlinks to their target.
+absl::Status writeFileAtomically(const std::string& path, absl::string_view contents);
 // A copy of the model as a proto (external tensors keep their references).
 absl::StatusOr<onnx::ModelProto> exportModel(const Model& model);
 

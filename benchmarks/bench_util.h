@@ -1,0 +1,34 @@
+#pragma once
+
+// Operations shared by ir_benchmarks and peak_memory: the bare-protobuf floor and the library's
+// load/save, on bytes or on files. Each returns an error message ("" on success).
+
+#include <cstdint>
+#include <string>
+
+namespace onnxopt::bench {
+
+// The floor on bytes: ModelProto::ParseFromString + SerializeToString (and the proto's and the
+// output's destruction).
+std::string protobufFloorBytes(const std::string& bytes);
+
+// The floor on files: read the whole file into one buffer, ParseFromArray, release the buffer,
+// SerializeToString, write the output file. At its peak it holds two copies of the model (the
+// parsed proto and the serialized output).
+std::string protobufFloorFile(const std::string& in_path, const std::string& out_path);
+
+// Read the file into one buffer and write it out again: the physical limit of a load+save.
+std::string copyFileThroughMemory(const std::string& in_path, const std::string& out_path);
+
+// The library: loadModelFromFile + saveModelToFile (+ the model's destruction).
+std::string libraryLoadSaveFile(const std::string& in_path, const std::string& out_path);
+
+// The library on bytes: loadModelFromBytes + saveModelToBytes (+ destruction).
+std::string libraryLoadSaveBytes(const std::string& bytes);
+
+// Peak resident set size of this process so far (getrusage ru_maxrss), in bytes.
+int64_t peakRssBytes();
+// Current resident set size (from /proc/self/statm), in bytes.
+int64_t currentRssBytes();
+
+}  // namespace onnxopt::bench

@@ -1,0 +1,80 @@
+// Peak memory of one scenario per process, relative to the model file's size.
+//
+//   peak_memory generate <dir> <MiB> [inline|external]   write the big-weights model (if absent)
+//   peak_memory <scenario> <dir> <MiB> [inline|external]  run one scenario, print its peak RSS
+//
+// Scenarios: floor (read file, ParseFromArray, SerializeToString, write file), loadsave
+// (loadModelFromFile + saveModelToFile), copy (read the file into memory and write it out),
+// loadsave-bytes (file read into a string, loadModelFromBytes + saveModelToBytes; the string
+// counts). Output, one line: key=value pairs, with ratio = max RSS / model file size (for
+// external data, the sizes of the .onnx and its .data file together).
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "bench_util.h"
+#include "synthetic_models.h"
+
+namespace {
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: peak_memory generate|floor|loadsave|copy|loadsave-bytes <dir> <MiB> "
+               "[inline|external]\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace onnxopt::bench;
+  if (argc < 4 || argc > 5) return usage();
+  const std::string scenario = argv[1];
+  const std::string dir = argv[2];
+  const int64_t mib = std::atoll(argv[3]);
+  const bool external = argc == 5 && std::strcmp(argv[4], "external") == 0;
+  if (argc == 5 && !external && std::strcmp(argv[4], "inline") != 0) return usage();
+  if (mib <= 0) return usage();
+
+  const std::string in = dir + "/" + bigWeightsModelName(mib << 20, external);
+  const std::string out = dir + "/peak_out_" + bigWeightsModelName(mib << 20, external);
+  if (scenario == "generate") {
+    writeBigWeightsModel(dir, mib << 20, external);
+    std::printf("generated %s (%lld bytes)\n", in.c_str(),
+                static_cast<long long>(fileSize(in)));
+    return 0;
+  }
+
+  const int64_t baseline = currentRssBytes();
+  std::string error;
+  if (scenario == "floor") {
+    error = protobufFloorFile(in, out);
+  } else if (scenario == "loadsave") {
+    error = libraryLoadSaveFile(in, out);
+  } else if (scenario == "copy") {
+    error = copyFileThroughMemory(in, out);
+  } else if (scenario == "loadsave-bytes") {
+    error = libraryLoadSaveBytes(readFile(in));
+  } else {
+    return usage();
+  }
+  const int64_t peak = peakRssBytes();
+  std::remove(out.c_str());
+  std::remove((out + ".data").c_str());
+  if (!error.empty()) {
+    std::fprintf(stderr, "peak_memory %s: %s\n", scenario.c_str(), error.c_str());
+    return 1;
+  }
+  int64_t size = fileSize(in);
+  if (external) size += fileSize(in + ".data");
+  const double to_mib = 1.0 / (1 << 20);
+  std::printf(
+      "scenario=%s model=%s file_MiB=%.1f max_rss_MiB=%.1f baseline_rss_MiB=%.1f "
+      "ratio=%.3f ratio_above_baseline=%.3f\n",
+      scenario.c_str(), external ? "external" : "inline", size * to_mib, peak * to_mib,
+      baseline * to_mib, static_cast<double>(peak) / size,
+      static_cast<double>(peak - baseline) / size);
+  return 0;
+}
