@@ -75,9 +75,11 @@ TEST(PassRegistry, OptionsSetFromCodePrint) {
 
 TEST(PassRegistry, ErrorsListWhatIsValid) {
   const PassRegistry registry = registryWithOptionsPass();
-  EXPECT_EQ(parseError(registry, "eliminate-dead-nodez").message(),
-            "pipeline 'eliminate-dead-nodez', column 1: unknown pass 'eliminate-dead-nodez'; "
-            "valid passes: eliminate-dead-nodes, options-pass");
+  const std::string unknown(parseError(registry, "eliminate-dead-nodez").message());
+  EXPECT_EQ(unknown.rfind("pipeline 'eliminate-dead-nodez', column 1: unknown pass "
+                          "'eliminate-dead-nodez'; valid passes: ", 0), 0u) << unknown;
+  EXPECT_NE(unknown.find("eliminate-dead-nodes, "), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("options-pass"), std::string::npos) << unknown;
   EXPECT_EQ(parseError(registry, "options-pass{colour=red}").message(),
             "pipeline 'options-pass{colour=red}', column 14: pass 'options-pass' has no option "
             "'colour'; valid options: flag (bool, default false), count (int, default 3), "
@@ -111,7 +113,8 @@ TEST(PassRegistry, RegistrationChecksNames) {
 TEST(PassRegistry, NamedPipelines) {
   const PassRegistry& registry = PassRegistry::global();
   EXPECT_EQ(*registry.namedPipeline("O0"), "");
-  EXPECT_EQ(*registry.namedPipeline("O1"), "eliminate-dead-nodes");
+  EXPECT_EQ(*registry.namedPipeline("O1"),
+            "eliminate-nop-expand,fuse-matmul-add-gemm,fuse-transpose-gemm,eliminate-dead-nodes");
   for (const NamedPipeline& named : registry.namedPipelines()) {
     EXPECT_TRUE(registry.parsePipeline(named.pipeline).ok()) << named.name;
   }

@@ -1,0 +1,414 @@
+// fuse-matmul-add-gemm: Y = Add(MatMul(A, B), bias) (bias on either side) becomes
+// Y = Gemm(A, B, bias) when A and B are 2-D, the bias provably broadcasts to the MatMul's [M, N]
+// result without changing the Add's output, and the element type is a floating type Gemm takes
+// in the model's opset. With {allow-reshape=true}, an A of rank > 2 (with a 2-D B) is flattened
+// to 2-D around the Gemm and the result reshaped back. See docs/passes/fuse-matmul-add-gemm.md.
+//
+// Opsets: Add before 7 broadcasts only with `broadcast=1` (legacy, suffix-only semantics) and
+// Gemm before 7 likewise needs `broadcast=1`, with a semantics the spec leaves vague; there the
+// pattern fuses only a bias of exactly the MatMul's shape, which needs no broadcast on either
+// side. From 7 on both broadcast numpy-style (Gemm's C unidirectionally).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "framework/builtin_passes.h"
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/shape_oracle.h"
+
+namespace onnxopt {
+namespace {
+
+using ir::Dim;
+using ir::Shape;
+
+// Whether Gemm takes the element type in this opset (float, float16, double throughout;
+// bfloat16 from Gemm 13). Integer types Gemm takes from opset 9 are left out on purpose: ONNX
+// Runtime has no integer Gemm kernel, so the fused model would not run there.
+bool isGemmFloatType(int32_t elem_type, int64_t opset) {
+  switch (elem_type) {
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::DOUBLE:
+      return true;
+    case onnx::TensorProto::BFLOAT16:
+      return opset >= 13;
+    default:
+      return false;
+  }
+}
+
+// The best-known description of one run-time dim among several descriptions of it (all must
+// describe the same quantity): a known size beats a symbol, which beats nothing.
+Dim bestOf(std::initializer_list<const Dim*> dims) {
+  const Dim* best = nullptr;
+  for (const Dim* dim : dims) {
+    if (dim == nullptr) continue;
+    if (dim->isKnown()) return *dim;
+    if (dim->isSymbolic() && best == nullptr) best = dim;
+  }
+  return best ? *best : Dim::unknown();
+}
+
+// Whether a bias dim provably equals one of the descriptions of the output dim.
+bool provablyEqualsAny(const Dim& dim, std::initializer_list<const Dim*> targets) {
+  for (const Dim* target : targets) {
+    if (target != nullptr && dim.provablyEquals(*target)) return true;
+  }
+  return false;
+}
+
+bool isKnownOne(const Dim& dim) { return dim.isKnown() && dim.value() == 1; }
+
+std::string dimText(const Dim& dim) {
+  if (dim.isKnown()) return absl::StrCat(dim.value());
+  if (dim.isSymbolic()) return dim.symbol();
+  return "?";
+}
+
+std::string shapeText(const Shape& shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) absl::StrAppend(&text, i ? "," : "", dimText(shape[i]));
+  return text + "]";
+}
+
+const Dim* dimAt(const std::optional<Shape>& shape, size_t i) {
+  return shape && i < shape->size() ? &(*shape)[i] : nullptr;
+}
+
+// The fused node's name: "<matmul>_<add>", sharing a common scope prefix once (torch's
+// "/layer/linear1/MatMul" and "/layer/linear1/Add" give "/layer/linear1/MatMul_Add").
+std::string fusedName(const std::string& matmul, const std::string& add) {
+  if (matmul.empty() || add.empty()) {
+    return !add.empty() ? add : !matmul.empty() ? matmul : std::string("Gemm");
+  }
+  size_t common = 0;
+  for (size_t i = 0; i < matmul.size() && i < add.size() && matmul[i] == add[i]; ++i) {
+    if (matmul[i] == '/') common = i + 1;
+  }
+  return absl::StrCat(matmul, "_", add.substr(common));
+}
+
+onnx::TensorProto int64Tensor(const std::vector<int64_t>& values) {
+  onnx::TensorProto tensor;
+  tensor.set_data_type(onnx::TensorProto::INT64);
+  tensor.add_dims(static_cast<int64_t>(values.size()));
+  for (int64_t v : values) tensor.add_int64_data(v);
+  return tensor;
+}
+
+class FuseMatMulAdd final : public RewritePattern {
+ public:
+  explicit FuseMatMulAdd(const PassOption<bool>* allow_reshape)
+      : RewritePattern("Add", "fuse-matmul-add"), allow_reshape_(allow_reshape) {}
+
+  LogicalResult matchAndRewrite(ir::Node& add, PatternRewriter& rewriter) const override {
+    const std::optional<int64_t> opset = rewriter.opsetVersion(add);
+    if (!opset) return rewriter.notifyMatchFailure(add, "the model imports no default opset");
+    if (add.numInputs() != 2 || add.numOutputs() != 1 || !add.input(0) || !add.input(1) ||
+        !add.output(0)) {
+      return rewriter.notifyMatchFailure(add, "Add does not have two inputs and one output");
+    }
+    if (LogicalResult attrs = checkAddAttributes(add, *opset, rewriter); failed(attrs)) {
+      return attrs;
+    }
+    // Either operand may be the MatMul (torch exports Add(bias, MatMul) too). When both are,
+    // the first that fuses wins.
+    bool any_matmul = false;
+    for (size_t i = 0; i < 2; ++i) {
+      ir::Value* product = add.input(i);
+      ir::Value* bias = add.input(1 - i);
+      ir::Node* matmul = product->producer();
+      if (matmul == nullptr || !matmul->is("MatMul")) continue;
+      any_matmul = true;
+      if (succeeded(tryFuse(add, *matmul, *bias, i, *opset, rewriter))) return success();
+    }
+    if (!any_matmul) return rewriter.notifyMatchFailure(add, "no operand is a MatMul");
+    return failure();
+  }
+
+ private:
+  // Add 1 and 6 have `broadcast`, `axis` (and 1 `consumed_inputs`); 7 on has no attributes.
+  static LogicalResult checkAddAttributes(const ir::Node& add, int64_t opset,
+                                          PatternRewriter& rewriter) {
+    for (const ir::Attribute& attribute : add.attributes()) {
+      const std::string& name = attribute.name();
+      if (opset < 7 && (name == "broadcast" || name == "axis") &&
+          attribute.kind() == onnx::AttributeProto::INT) {
+        continue;  // irrelevant: before 7 we only fuse operands of equal shapes
+      }
+      if (opset < 7 && name == "consumed_inputs" &&
+          attribute.kind() == onnx::AttributeProto::INTS) {
+        continue;  // an in-place hint of Add-1, no effect on the result
+      }
+      return rewriter.notifyMatchFailure(
+          add, absl::StrCat("unexpected attribute '", name, "' (or of the wrong kind) on Add at "
+                            "opset ", opset));
+    }
+    return success();
+  }
+
+  LogicalResult tryFuse(ir::Node& add, ir::Node& matmul, ir::Value& bias, size_t product_index,
+                        int64_t opset, PatternRewriter& rewriter) const {
+    const std::string where = absl::StrCat("with MatMul '", matmul.name(), "' as operand ",
+                                           product_index, ": ");
+    auto decline = [&](const std::string& reason) {
+      return rewriter.notifyMatchFailure(add, where + reason);
+    };
+    if (matmul.numInputs() != 2 || !matmul.input(0) || !matmul.input(1) ||
+        matmul.numOutputs() != 1) {
+      return decline("MatMul does not have two inputs and one output");
+    }
+    if (!matmul.attributes().empty()) {
+      return decline(absl::StrCat("MatMul has an unexpected attribute '",
+                                  matmul.attributes().front().name(), "'"));
+    }
+    if (matmul.graph() != add.graph()) return decline("MatMul is in another graph");
+    ir::Value& a = *matmul.input(0);
+    ir::Value& b = *matmul.input(1);
+    ir::Value& product = *matmul.output(0);
+    if (&bias == &product) return decline("the bias is the MatMul's own result");
+
+    ShapeOracle& shapes = rewriter.shapes();
+    // Element type: from the MatMul's result, else from its operands or the bias.
+    int32_t elem_type = 0;
+    for (const ir::Value* v : {&product, &a, &b, &bias}) {
+      elem_type = shapes.elemTypeOf(*v);
+      if (elem_type != 0) break;
+    }
+    if (elem_type == 0) return decline("the element type is unknown");
+    if (!isGemmFloatType(elem_type, opset)) {
+      const bool is_bfloat16 = elem_type == onnx::TensorProto::BFLOAT16;
+      return decline(absl::StrCat("element type ", ir::elemTypeName(elem_type),
+                                  " is not a floating type Gemm takes at opset ", opset,
+                                  is_bfloat16 ? " (bfloat16 from Gemm 13)"
+                                              : " (ONNX Runtime has no integer Gemm)"));
+    }
+
+    const std::optional<int64_t> rank_a = shapes.rankOf(a);
+    const std::optional<int64_t> rank_b = shapes.rankOf(b);
+    if (!rank_a) return decline("the rank of A is unknown");
+    if (!rank_b) return decline("the rank of B is unknown");
+    if (*rank_b != 2) {
+      return decline(absl::StrCat("B has rank ", *rank_b, ", not 2"));
+    }
+    if (*rank_a < 2) return decline(absl::StrCat("A has rank ", *rank_a, ", not 2"));
+    const bool reshape = *rank_a > 2;
+    if (reshape && !**allow_reshape_) {
+      return decline(absl::StrCat("A has rank ", *rank_a,
+                                  ", not 2 (allow-reshape=true would flatten it)"));
+    }
+    const std::optional<int64_t> rank_bias = shapes.rankOf(bias);
+    if (!rank_bias) return decline("the rank of the bias is unknown");
+
+    // The MatMul's result is A's leading dims + [N]; each known from A/B or from the result's
+    // own type (declared or inferred), whichever says more.
+    const std::optional<Shape> shape_a = shapes.typeOf(a).shape();
+    const std::optional<Shape> shape_b = shapes.typeOf(b).shape();
+    const std::optional<Shape> shape_y = shapes.typeOf(product).shape();
+    const std::optional<Shape> shape_bias = shapes.typeOf(bias).shape();
+    const size_t r = static_cast<size_t>(*rank_a);
+    if (!shape_a || !shape_b || !shape_bias || shape_a->size() != r || shape_b->size() != 2 ||
+        shape_bias->size() != static_cast<size_t>(*rank_bias)) {
+      return decline("the shape of A, B or the bias is not known");
+    }
+    const std::optional<Shape>& y = shape_y && shape_y->size() == r ? shape_y : std::nullopt;
+    const Dim* n_dims[] = {&(*shape_b)[1], dimAt(y, r - 1)};
+    const Dim* m_dims[] = {&(*shape_a)[r - 2], dimAt(y, r - 2)};
+    const Dim n = bestOf({n_dims[0], n_dims[1]});
+
+    if (opset < 7) {
+      // Legacy broadcasting (Add and Gemm): fuse only when no broadcast is involved.
+      if (*rank_bias != 2 || !provablyEqualsAny((*shape_bias)[0], {m_dims[0], m_dims[1]}) ||
+          !provablyEqualsAny((*shape_bias)[1], {n_dims[0], n_dims[1]})) {
+        return decline(absl::StrCat("at opset ", opset,
+                                    " (legacy broadcasting) only a bias of exactly the MatMul's "
+                                    "shape [M,N] fuses; the bias is ",
+                                    shapeText(*shape_bias)));
+      }
+    } else if (!reshape) {
+      // Unidirectional broadcast of the bias to [M, N]: each dim (right-aligned) a known 1 or
+      // provably the output's; then the Add's output is [M, N] too.
+      if (*rank_bias > 2) {
+        return decline(absl::StrCat("the bias ", shapeText(*shape_bias),
+                                    " has rank > 2: it would broadcast the output"));
+      }
+      const Shape& s = *shape_bias;
+      bool ok = true;
+      if (s.size() >= 1) {
+        ok = ok && (isKnownOne(s.back()) || provablyEqualsAny(s.back(), {n_dims[0], n_dims[1]}));
+      }
+      if (s.size() == 2) {
+        ok = ok && (isKnownOne(s[0]) || provablyEqualsAny(s[0], {m_dims[0], m_dims[1]}));
+      }
+      if (!ok) {
+        return decline(absl::StrCat("the bias ", shapeText(s),
+                                    " does not provably broadcast to [M,N] = [",
+                                    dimText(bestOf({m_dims[0], m_dims[1]})), ",", dimText(n),
+                                    "] without changing it"));
+      }
+    } else {
+      // Flattened: the Gemm's output is [d0*...*d(r-2), N], so a bias may vary along N only.
+      const Shape& s = *shape_bias;
+      bool ok = s.size() <= 2;
+      if (ok && s.size() >= 1) {
+        ok = isKnownOne(s.back()) || provablyEqualsAny(s.back(), {n_dims[0], n_dims[1]});
+      }
+      if (ok && s.size() == 2) ok = isKnownOne(s[0]);
+      if (!ok) {
+        return decline(absl::StrCat("A has rank ", r, " and the bias ", shapeText(s),
+                                    " is not a scalar, [1], [N], [1,1] or [1,N]: it does not "
+                                    "broadcast the same way over the flattened rows"));
+      }
+    }
+
+    // With a flattened A: how to build the shape to reshape the result back to.
+    ReshapePlan plan;
+    if (reshape) {
+      if (LogicalResult planned = planReshape(*shape_a, y, n, opset, &plan); failed(planned)) {
+        return decline(plan.why_not);
+      }
+    }
+
+    if (failed(rewriter.match(add, {&matmul}))) return failure();
+
+    // ---- rewrite ----
+    ir::Model& model = rewriter.model();
+    const std::string gemm_name = model.nodeNames().fresh(fusedName(matmul.name(), add.name()));
+    auto rename = [&rewriter](ir::Node* node, const std::string& name) {
+      rewriter.modifyInPlace(*node, [&name](ir::Node& n) { n.setName(name); });
+    };
+    const std::string out_name = add.output(0)->name();
+
+    if (!reshape) {
+      ir::Node* gemm = rewriter.createNode("Gemm", {&a, &b, &bias}, {out_name});
+      rename(gemm, gemm_name);
+      rewriter.replaceNode(add, {gemm->output(0)});
+      return success();
+    }
+
+    // Flatten<axis=r-1>(A) is [d0*...*d(r-2), K] (no need to know K); Gemm; Reshape back.
+    ir::Node* flatten = rewriter.createNode("Flatten", {&a}, {a.name() + "_2d"});
+    rewriter.setAttr(*flatten, ir::Attribute::makeInt("axis", static_cast<int64_t>(r - 1)));
+    rename(flatten, model.nodeNames().fresh(gemm_name + "_flatten"));
+    ir::Node* gemm = rewriter.createNode("Gemm", {flatten->output(0), &b, &bias},
+                                         {out_name + "_2d"});
+    rename(gemm, gemm_name);
+
+    ir::Value* target = nullptr;
+    auto constant = [&](const std::vector<int64_t>& values, const std::string& hint) {
+      ir::Node* node = rewriter.createNode("Constant", {}, {out_name + "_" + hint});
+      rewriter.setAttr(*node, ir::Attribute::makeTensor("value", int64Tensor(values)));
+      rename(node, model.nodeNames().fresh(gemm_name + "_" + hint));
+      return node->output(0);
+    };
+    // Shape(v)[start:end], as the opset allows.
+    auto shape_slice = [&](ir::Value* v, int64_t start, int64_t end, const std::string& hint) {
+      ir::Node* shape = rewriter.createNode("Shape", {v}, {out_name + "_" + hint});
+      rename(shape, model.nodeNames().fresh(gemm_name + "_shape"));
+      if (opset >= 15) {
+        rewriter.setAttr(*shape, ir::Attribute::makeInt("start", start));
+        rewriter.setAttr(*shape, ir::Attribute::makeInt("end", end));
+        return shape->output(0);
+      }
+      ir::Value* starts = constant({start}, "starts");
+      ir::Value* ends = constant({end}, "ends");
+      ir::Node* slice =
+          rewriter.createNode("Slice", {shape->output(0), starts, ends}, {out_name + "_" + hint});
+      rename(slice, model.nodeNames().fresh(gemm_name + "_slice"));
+      return slice->output(0);
+    };
+    if (plan.static_shape) {
+      target = constant(*plan.static_shape, "shape");
+    } else {
+      ir::Value* lead = shape_slice(&a, 0, static_cast<int64_t>(r - 1), "leading_dims");
+      ir::Value* last = n.isKnown() ? constant({n.value()}, "n") : shape_slice(&b, 1, 2, "n");
+      ir::Node* concat = rewriter.createNode("Concat", {lead, last}, {out_name + "_shape"});
+      rewriter.setAttr(*concat, ir::Attribute::makeInt("axis", 0));
+      rename(concat, model.nodeNames().fresh(gemm_name + "_concat"));
+      target = concat->output(0);
+    }
+    ir::Node* back = rewriter.createNode("Reshape", {gemm->output(0), target}, {out_name});
+    // The run-time shape may hold a 0 (an empty tensor): with allowzero=1 it means 0, not "copy
+    // the input's dim". planReshape only goes there from opset 14, where allowzero exists.
+    if (!plan.static_shape) rewriter.setAttr(*back, ir::Attribute::makeInt("allowzero", 1));
+    rename(back, model.nodeNames().fresh(gemm_name + "_reshape"));
+    rewriter.replaceNode(add, {back->output(0)});
+    return success();
+  }
+
+  struct ReshapePlan {
+    // The shape to reshape back to, when it is a constant (at most one -1); else it is built at
+    // run time from Shape(A).
+    std::optional<std::vector<int64_t>> static_shape;
+    std::string why_not;
+  };
+
+  // Decides how the [P, N] Gemm result is reshaped back to A's leading dims + [N].
+  static LogicalResult planReshape(const Shape& shape_a, const std::optional<Shape>& y,
+                                   const Dim& n, int64_t opset, ReshapePlan* plan) {
+    if (opset < 9) {
+      plan->why_not = absl::StrCat(
+          "reshaping around the Gemm needs an int64 constant, which Constant holds only from "
+          "opset 9 (the model has ",
+          opset, ")");
+      return failure();
+    }
+    const size_t r = shape_a.size();
+    // Known positive sizes stay; one dim that is not gets -1 (Reshape infers it, correctly
+    // even for an empty tensor as the other sizes are positive); a known 0 would mean "copy".
+    std::vector<int64_t> values;
+    int unknowns = 0;
+    for (size_t i = 0; i + 1 <= r; ++i) {
+      const Dim d = i + 1 < r ? bestOf({&shape_a[i], dimAt(y, i)}) : n;
+      if (d.isKnown() && d.value() > 0) {
+        values.push_back(d.value());
+      } else {
+        values.push_back(-1);
+        ++unknowns;
+      }
+    }
+    if (unknowns <= 1) {
+      plan->static_shape = std::move(values);
+      return success();
+    }
+    if (opset < 14) {
+      plan->why_not = absl::StrCat(
+          "A's leading dims and N leave ", unknowns,
+          " sizes unknown: the shape to reshape back to must come from Shape(A) at run time, "
+          "and before opset 14 (Reshape's allowzero) a 0 in it would read as 'copy the "
+          "input's dim' (the model has opset ",
+          opset, ")");
+      return failure();
+    }
+    return success();
+  }
+
+  const PassOption<bool>* allow_reshape_;
+};
+
+class FuseMatMulAddGemm final : public PatternPass {
+ public:
+  FuseMatMulAddGemm() : PatternPass("fuse-matmul-add-gemm") {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    patterns.add<FuseMatMulAdd>(&allow_reshape_);
+  }
+
+  PassOption<bool> allow_reshape_{
+      *this, "allow-reshape", false,
+      "also fuse when A has rank > 2 (B 2-D): flatten A to 2-D around the Gemm and reshape back"};
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createFuseMatmulAddGemmPass() {
+  return std::make_unique<FuseMatMulAddGemm>();
+}
+
+}  // namespace onnxopt
