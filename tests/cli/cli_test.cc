@@ -16,13 +16,21 @@
 #include <fstream>
 #include <initializer_list>
 #include <iterator>
+#include <memory>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "cli.h"
 #include "gtest/gtest.h"
+#include "onnx/defs/parser.h"
+#include "onnxopt/ir/ir.h"
+#include "onnxopt/pass/pass.h"
+#include "onnxopt/pass/pass_registry.h"
 
 namespace {
 
@@ -33,6 +41,61 @@ const std::string kSourceDir = ONNXOPT_SOURCE_DIR;
 const std::string kExample = kSourceDir + "/examples/legacy_classifier.onnx";
 const std::string kDataDir = kSourceDir + "/tests/cli/data";
 const std::string kSummary = "11 nodes (Transpose 3, Expand 3, Gemm 3, Relu 2) -> 11 nodes";
+const std::string kUserGuide = kSourceDir + "/docs/user-guide.md";
+
+// A model with a dead chain (Neg -> Abs -> Add) and an initializer only the dead Add reads.
+constexpr const char* kDeadNodesText = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+dead_nodes (float[2,3] X) => (float[2,3] Y)
+<float[3] read_by_dead = {1.0, 2.0, 3.0}>
+{
+  Y = Relu(X)
+  dead1 = Neg(X)
+  dead2 = Abs(dead1)
+  dead3 = Add(dead2, read_by_dead)
+}
+)";
+const std::string kDeadNodesSummary =
+    "4 nodes (Relu 1, Neg 1, Abs 1, Add 1) -> 1 node (Relu 1)";
+
+// Writes a model given in ONNX's text syntax as a binary model file.
+void writeModelFromText(const std::string& path, const char* text) {
+  onnx::ModelProto proto;
+  const onnx::Common::Status parsed = onnx::OnnxParser::Parse(proto, text);
+  ASSERT_TRUE(parsed.IsOK()) << parsed.ErrorMessage();
+  std::string bytes;
+  ASSERT_TRUE(proto.SerializeToString(&bytes));
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+
+size_t countOf(const std::string& haystack, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = haystack.find(needle); at != std::string::npos;
+       at = haystack.find(needle, at + needle.size())) {
+    ++count;
+  }
+  return count;
+}
+
+// The passes of a pipeline text, without their options: "a{x=1},b" -> {"a", "b"}.
+std::vector<std::string> passNames(const std::string& pipeline) {
+  std::vector<std::string> names;
+  std::string current;
+  int depth = 0;
+  for (char c : pipeline) {
+    if (c == '{') ++depth;
+    if (depth == 0 && c != ',' && c != ' ') current += c;
+    if (c == '}') --depth;
+    if (depth == 0 && c == ',') {
+      names.push_back(current);
+      current.clear();
+    }
+  }
+  if (!current.empty()) names.push_back(current);
+  return names;
+}
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -101,6 +164,8 @@ struct ToolRun {
   }
 };
 
+const std::vector<std::string> kTestFlags = {"--verify-each", "--require-convergence"};
+
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -119,17 +184,20 @@ class CliTest : public ::testing::Test {
 
   // Runs the tool with `args`; stdin comes from `stdin_path` (or /dev/null), stdout goes to
   // `stdout_path` (or a file whose contents end up in ToolRun::out).
+  // Every run verifies the model after each pass and requires every rewrite driver (and
+  // --fixed-point) to converge: the flags are put in front of `args`.
   ToolRun runTool(const std::vector<std::string>& args,
                   const std::string& stdin_path = "/dev/null",
                   const std::string& stdout_path = "") {
     ToolRun result;
-    result.command = "onnx-opt " + join(args);
+    result.command = "onnx-opt " + join(kTestFlags) + " " + join(args);
     if (stdin_path != "/dev/null") result.command += " < " + stdin_path;
     if (!stdout_path.empty()) result.command += " > " + stdout_path;
     const std::string out_path = stdout_path.empty() ? io_dir_ + "/stdout" : stdout_path;
     const std::string err_path = io_dir_ + "/stderr";
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(kTool.c_str()));
+    for (const std::string& flag : kTestFlags) argv.push_back(const_cast<char*>(flag.c_str()));
     for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
     argv.push_back(nullptr);
 
@@ -201,7 +269,11 @@ TEST_F(CliTest, HelpPrintsUsageAndExitsZero) {
     ToolRun r = runTool({flag});
     EXPECT_EQ(r.exit_code, 0) << r.describe();
     EXPECT_TRUE(contains(r.out, "Usage: onnx-opt")) << r.describe();
-    for (const char* option : {"-o", "--emit=binary|text", "-O0", "--quiet", "--version"}) {
+    for (const char* option :
+         {"-o", "--emit=binary|text", "-O0", "-O1", "-O2", "--passes=", "--fixed-point",
+          "--list-passes", "--print-pipeline", "--pass-statistics", "--time-passes",
+          "--verify-each", "--print-ir-after=", "--print-ir-after-all", "--print-ir-after-change",
+          "--debug", "--quiet", "--version"}) {
       EXPECT_TRUE(contains(r.out, option)) << "--help does not mention " << option << "\n"
                                            << r.describe();
     }
@@ -261,7 +333,28 @@ INSTANTIATE_TEST_SUITE_P(
         UsageCase{"BadEmitValue", {"EXAMPLE", "--emit=xml", "-o", "OUT"},
                   "unknown --emit value 'xml'"},
         UsageCase{"UnsupportedOptLevel", {"EXAMPLE", "-O3", "-o", "OUT"},
-                  "unsupported optimization level '-O3'"}),
+                  "unsupported optimization level '-O3'"},
+        UsageCase{"PassesAndOptLevel", {"EXAMPLE", "-O1", "--passes=eliminate-dead-nodes"},
+                  "either --passes or -O1"},
+        UsageCase{"PassesTwice",
+                  {"EXAMPLE", "--passes=eliminate-dead-nodes", "--passes=eliminate-dead-nodes"},
+                  "--passes given twice"},
+        UsageCase{"MissingPassesValue", {"EXAMPLE", "--passes"}, "--passes needs a value"},
+        UsageCase{"UnknownPass", {"EXAMPLE", "--passes=no-such-pass", "-o", "OUT"},
+                  "unknown pass 'no-such-pass'"},
+        UsageCase{"UnknownPassOption",
+                  {"EXAMPLE", "--passes=eliminate-dead-nodes{no-such-option=1}", "-o", "OUT"},
+                  "no option 'no-such-option'"},
+        UsageCase{"BadPassOptionValue",
+                  {"EXAMPLE", "--passes=eliminate-dead-nodes{max-iterations=many}", "-o", "OUT"},
+                  "max-iterations"},
+        UsageCase{"PipelineSyntax", {"EXAMPLE", "--passes=eliminate-dead-nodes{", "-o", "OUT"},
+                  "column"},
+        UsageCase{"PrintIrAfterUnknownPass",
+                  {"EXAMPLE", "--print-ir-after=no-such-pass", "-o", "OUT"},
+                  "unknown pass 'no-such-pass'"},
+        UsageCase{"BooleanFlagWithValue", {"EXAMPLE", "--verify-each=yes", "-o", "OUT"},
+                  "unknown option '--verify-each=yes'"}),
     [](const ::testing::TestParamInfo<UsageCase>& info) { return info.param.name; });
 
 // ---------------------------------------------------------------------------------------------
@@ -325,20 +418,20 @@ TEST_F(CliTest, StdinToStdout) {
 }
 
 TEST_F(CliTest, OutputDefaultsToStdout) {
-  ToolRun r = runTool({kExample, "-q"});
+  ToolRun r = runTool({kExample, "-O0", "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_TRUE(r.out == readFile(kExample)) << "stdout is not the input's bytes";
 }
 
 TEST_F(CliTest, StdinToFile) {
   const std::string out = out_dir_ + "/from_stdin.onnx";
-  ToolRun r = runTool({"-", "-o", out}, kExample);
+  ToolRun r = runTool({"-", "-O0", "-o", out}, kExample);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_TRUE(readFile(out) == readFile(kExample)) << "output is not the input's bytes";
 }
 
 TEST_F(CliTest, EmitTextToStdout) {
-  ToolRun r = runTool({kExample, "--emit=text"});
+  ToolRun r = runTool({kExample, "-O0", "--emit=text"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   for (const char* s : {"ir_version", "opset_import", "legacy_classifier", "X", "logits",
                         "Transpose", "Expand", "Gemm", "Relu", "fc1.weight_t"}) {
@@ -348,7 +441,7 @@ TEST_F(CliTest, EmitTextToStdout) {
   EXPECT_EQ(r.err.rfind("onnx-opt: " + kExample + ": " + kSummary, 0), 0u) << r.describe();
 
   // --emit text (separate value) says the same.
-  ToolRun again = runTool({"--emit", "text", kExample});
+  ToolRun again = runTool({"--emit", "text", kExample, "-O0"});
   ASSERT_EQ(again.exit_code, 0) << again.describe();
   EXPECT_EQ(again.out, r.out);
 }
@@ -367,7 +460,7 @@ TEST_F(CliTest, EmitTextToFile) {
 
 TEST_F(CliTest, EmitBinaryIsTheDefault) {
   const std::string out = out_dir_ + "/b.onnx";
-  ToolRun r = runTool({kExample, "--emit=binary", "-o", out});
+  ToolRun r = runTool({kExample, "-O0", "--emit=binary", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_TRUE(readFile(out) == readFile(kExample));
 }
@@ -375,7 +468,7 @@ TEST_F(CliTest, EmitBinaryIsTheDefault) {
 TEST_F(CliTest, InputMayBeItsOwnOutput) {
   const std::string path = out_dir_ + "/same.onnx";
   writeFile(path, readFile(kExample));
-  ToolRun r = runTool({path, "-o", path});
+  ToolRun r = runTool({path, "-O0", "-o", path});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_TRUE(readFile(path) == readFile(kExample));
 }
@@ -579,7 +672,11 @@ TEST(CliParseArgs, Defaults) {
   EXPECT_EQ(options->input, "model.onnx");
   EXPECT_EQ(options->output, "-");
   EXPECT_EQ(options->emit, onnxopt::cli::EmitKind::kBinary);
-  EXPECT_EQ(options->opt_level, 0);
+  EXPECT_FALSE(options->opt_level.has_value());
+  EXPECT_FALSE(options->passes.has_value());
+  EXPECT_EQ(options->pipelineName(), "O1") << "-O1 is the default pipeline";
+  EXPECT_FALSE(options->fixed_point);
+  EXPECT_FALSE(options->verify_each);
   EXPECT_FALSE(options->quiet);
 }
 
@@ -617,10 +714,522 @@ TEST(CliParseArgs, Rejects) {
            {"in", "--emit"},
            {"in", "-o", ""},
            {"in", "-O"},
-           {"in", "-O1"},
+           {"in", "-O3"},
+           {"in", "-Ofast"},
+           {"in", "-O1", "--passes=eliminate-dead-nodes"},
+           {"in", "--passes"},
+           {"in", "--passes=a", "--passes=b"},
+           {"in", "--print-ir-after"},
+           {"in", "--print-ir-after="},
+           {"in", "--print-ir-after=a,,b"},
+           {"in", "--verify-each=yes"},
            {"in", "--quiet=yes"},
+           {"--pass-statistics"},
        }) {
     EXPECT_FALSE(onnxopt::cli::parseArgs(args).ok()) << "accepted: " << join(args);
+  }
+}
+
+TEST(CliParseArgs, PipelineAndInstrumentationFlags) {
+  auto options = onnxopt::cli::parseArgs(
+      {"in", "--passes", "eliminate-dead-nodes{max-iterations=3}", "--fixed-point",
+       "--pass-statistics", "--time-passes", "--verify-each", "--require-convergence",
+       "--print-ir-after=a,b", "--print-ir-after", "c", "--print-ir-after-all",
+       "--print-ir-after-change", "--debug"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->passes, "eliminate-dead-nodes{max-iterations=3}");
+  EXPECT_FALSE(options->opt_level.has_value());
+  EXPECT_TRUE(options->fixed_point);
+  EXPECT_TRUE(options->pass_statistics);
+  EXPECT_TRUE(options->time_passes);
+  EXPECT_TRUE(options->verify_each);
+  EXPECT_TRUE(options->require_convergence);
+  EXPECT_EQ(options->print_ir_after, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_TRUE(options->print_ir_after_all);
+  EXPECT_TRUE(options->print_ir_after_change);
+  EXPECT_TRUE(options->debug);
+
+  for (const char* level : {"0", "1", "2"}) {
+    options = onnxopt::cli::parseArgs({"in", std::string("-O") + level});
+    ASSERT_TRUE(options.ok()) << options.status();
+    EXPECT_EQ(options->pipelineName(), std::string("O") + level);
+  }
+  // The empty pipeline is a pipeline.
+  options = onnxopt::cli::parseArgs({"in", "--passes="});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->passes, "");
+  // --list-passes and --print-pipeline need no input.
+  EXPECT_TRUE(onnxopt::cli::parseArgs({"--list-passes"}).ok());
+  EXPECT_TRUE(onnxopt::cli::parseArgs({"--print-pipeline", "-O2"}).ok());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pipelines: --list-passes, --print-pipeline, -O<level>, --passes, --fixed-point
+
+const onnxopt::PassRegistry& registry() { return onnxopt::PassRegistry::global(); }
+
+std::string namedPipeline(const std::string& name) {
+  absl::StatusOr<std::string> pipeline = registry().namedPipeline(name);
+  EXPECT_TRUE(pipeline.ok()) << pipeline.status();
+  return pipeline.ok() ? *pipeline : "";
+}
+
+class CliPipelineTest : public CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    dead_ = dir_ + "/dead_nodes.onnx";
+    writeModelFromText(dead_, kDeadNodesText);
+  }
+  std::string dead_;  // the model of kDeadNodesText
+};
+
+TEST_F(CliPipelineTest, ListPassesNamesEveryPassWithItsOptions) {
+  ToolRun r = runTool({"--list-passes"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(r.err.empty()) << r.describe();
+  EXPECT_TRUE(contains(r.out, "\n  eliminate-dead-nodes\n")) << r.describe();
+  ASSERT_FALSE(registry().passes().empty());
+  for (const onnxopt::PassInfo* info : registry().passes()) {
+    EXPECT_TRUE(contains(r.out, "  " + info->name + "\n")) << info->name << "\n" << r.describe();
+    EXPECT_TRUE(contains(r.out, info->summary)) << info->name << "\n" << r.describe();
+    absl::StatusOr<std::unique_ptr<onnxopt::Pass>> pass = registry().createPass(info->name);
+    ASSERT_TRUE(pass.ok()) << pass.status();
+    for (const onnxopt::PassOptionBase* option : (*pass)->options()) {
+      const std::string line = "option " + option->name() + " (" + option->typeName() +
+                               ", default " + option->defaultText() + "): " +
+                               option->description();
+      EXPECT_TRUE(contains(r.out, line)) << "missing '" << line << "'\n" << r.describe();
+    }
+  }
+  for (const onnxopt::NamedPipeline& pipeline : registry().namedPipelines()) {
+    EXPECT_TRUE(contains(r.out, "-" + pipeline.name + "  " + pipeline.summary)) << r.describe();
+  }
+  // Needs no input, even with a terminal-hostile default output.
+  EXPECT_TRUE(listDir(out_dir_).empty());
+}
+
+TEST_F(CliPipelineTest, PrintPipelineOfTheDefaultIsO1) {
+  const std::string o1 = namedPipeline("O1");
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--print-pipeline"},
+                                             {"-O1", "--print-pipeline"},
+                                             {kExample, "--print-pipeline", "-o",
+                                              out_dir_ + "/x.onnx"}}) {
+    ToolRun r = runTool(args);
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    EXPECT_EQ(r.out, o1 + "\n") << r.describe();
+    EXPECT_TRUE(r.err.empty()) << r.describe();
+  }
+  EXPECT_TRUE(listDir(out_dir_).empty()) << "--print-pipeline must not write a model";
+
+  for (const char* level : {"O0", "O2"}) {
+    ToolRun r = runTool({std::string("-") + level, "--print-pipeline"});
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    EXPECT_EQ(r.out, namedPipeline(level) + "\n") << r.describe();
+  }
+  // The expansion parses back to itself.
+  ToolRun again = runTool({"--passes=" + o1, "--print-pipeline"});
+  ASSERT_EQ(again.exit_code, 0) << again.describe();
+  EXPECT_EQ(again.out, o1 + "\n") << again.describe();
+}
+
+TEST_F(CliPipelineTest, PrintPipelineGivesPassesWithOptionsBack) {
+  const std::string pipeline = "eliminate-dead-nodes{max-iterations=3},eliminate-dead-nodes";
+  ToolRun r = runTool({"--passes=" + pipeline, "--print-pipeline"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.out, pipeline + "\n") << r.describe();
+
+  // Spaces are allowed, and the printed form parses back to the same text.
+  r = runTool({"--passes", " eliminate-dead-nodes { max-iterations = 3 } , eliminate-dead-nodes ",
+               "--print-pipeline"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.out, pipeline + "\n") << r.describe();
+
+  r = runTool({"--passes=", "--print-pipeline"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.out, "\n") << r.describe();
+}
+
+TEST_F(CliPipelineTest, UnknownPassListsTheValidOnes) {
+  const std::string out = out_dir_ + "/out.onnx";
+  ToolRun r = runTool({dead_, "--passes=eliminate-dead-nodes,no-such-pass", "-o", out});
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_TRUE(contains(r.err, "unknown pass 'no-such-pass'")) << r.describe();
+  for (const onnxopt::PassInfo* info : registry().passes()) {
+    EXPECT_TRUE(contains(r.err, info->name)) << "does not list " << info->name << "\n"
+                                             << r.describe();
+  }
+  EXPECT_TRUE(contains(r.err, "onnx-opt --list-passes")) << r.describe();
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(CliPipelineTest, UnknownOptionListsTheValidOnes) {
+  const std::string out = out_dir_ + "/out.onnx";
+  ToolRun r = runTool({dead_, "--passes=eliminate-dead-nodes{max-iteration=3}", "-o", out});
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_TRUE(contains(r.err, "no option 'max-iteration'")) << r.describe();
+  EXPECT_TRUE(contains(r.err, "valid options: max-iterations")) << r.describe();
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(CliPipelineTest, EliminateDeadNodesWithStatistics) {
+  const std::string out = out_dir_ + "/out.onnx";
+  ToolRun r = runTool({dead_, "-o", out, "--passes=eliminate-dead-nodes", "--pass-statistics",
+                       "--verify-each"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(contains(r.err, "Pass statistics (1 round)\n")) << r.describe();
+  // pass, visited, matched, rewritten, removed (3 nodes), init-removed (1), time-ms
+  EXPECT_TRUE(std::regex_search(
+      r.err, std::regex(R"(\n  pass +visited +matched +rewritten +removed +init-removed +time-ms\n)")))
+      << r.describe();
+  EXPECT_TRUE(std::regex_search(
+      r.err, std::regex(R"(\n  eliminate-dead-nodes +[0-9]+ +0 +0 +3 +1 +[0-9.]+\n)")))
+      << r.describe();
+  EXPECT_TRUE(contains(r.err, "onnx-opt: " + dead_ + ": " + kDeadNodesSummary + ", "))
+      << r.describe();
+
+  // The output holds only the live node, and no initializer.
+  ToolRun text = runTool({out, "-O0", "--emit=text", "-q"});
+  ASSERT_EQ(text.exit_code, 0) << text.describe();
+  EXPECT_TRUE(contains(text.out, "Y = Relu(X)")) << text.describe();
+  for (const char* gone : {"Neg", "Abs", "Add", "read_by_dead"}) {
+    EXPECT_FALSE(contains(text.out, gone)) << gone << " survived\n" << text.describe();
+  }
+}
+
+TEST_F(CliPipelineTest, DefaultPipelineIsO1) {
+  const std::string out = out_dir_ + "/out.onnx";
+  ToolRun r = runTool({dead_, "-o", out, "--pass-statistics"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(contains(r.err, kDeadNodesSummary)) << "dead nodes not removed by default\n"
+                                                  << r.describe();
+  // One statistics row per pass of -O1, which ran to a fixed point: the second round changes
+  // nothing.
+  for (const std::string& pass : passNames(namedPipeline("O1"))) {
+    EXPECT_TRUE(contains(r.err, "\n  " + pass + " ")) << pass << " did not run\n"
+                                                      << r.describe();
+  }
+  EXPECT_TRUE(contains(r.err, "Pass statistics (2 rounds)")) << r.describe();
+
+  ToolRun o1 = runTool({dead_, "-O1", "-o", out_dir_ + "/o1.onnx"});
+  ASSERT_EQ(o1.exit_code, 0) << o1.describe();
+  EXPECT_TRUE(readFile(out) == readFile(out_dir_ + "/o1.onnx")) << "default and -O1 differ";
+
+  // -O0 keeps everything.
+  ToolRun o0 = runTool({dead_, "-O0", "-o", out_dir_ + "/o0.onnx"});
+  ASSERT_EQ(o0.exit_code, 0) << o0.describe();
+  EXPECT_TRUE(contains(o0.err, "4 nodes (Relu 1, Neg 1, Abs 1, Add 1) -> 4 nodes, "))
+      << o0.describe();
+  EXPECT_TRUE(readFile(out_dir_ + "/o0.onnx") == readFile(dead_));
+}
+
+TEST_F(CliPipelineTest, FixedPointRepeatsThePipeline) {
+  ToolRun once = runTool({dead_, "-o", out_dir_ + "/a.onnx", "--passes=eliminate-dead-nodes",
+                          "--pass-statistics"});
+  ASSERT_EQ(once.exit_code, 0) << once.describe();
+  EXPECT_TRUE(contains(once.err, "Pass statistics (1 round)")) << once.describe();
+
+  ToolRun fixed = runTool({dead_, "-o", out_dir_ + "/b.onnx", "--passes=eliminate-dead-nodes",
+                           "--fixed-point", "--pass-statistics"});
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.describe();
+  EXPECT_TRUE(contains(fixed.err, "Pass statistics (2 rounds)")) << fixed.describe();
+  EXPECT_FALSE(contains(fixed.err, "warning")) << fixed.describe();
+}
+
+TEST_F(CliPipelineTest, ExampleUnderO1) {
+  const std::string out = out_dir_ + "/example.onnx";
+  ToolRun r = runTool({kExample, "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.describe();
+  EXPECT_EQ(r.err.rfind("onnx-opt: " + kExample + ": 11 nodes (Transpose 3, Expand 3, Gemm 3, "
+                        "Relu 2) -> ", 0),
+            0u)
+      << r.describe();
+  EXPECT_EQ(listDir(out_dir_), std::vector<std::string>{"example.onnx"});
+}
+
+TEST_F(CliPipelineTest, TimePasses) {
+  ToolRun r = runTool({dead_, "-o", out_dir_ + "/out.onnx", "--time-passes", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(contains(r.err, "Pass execution timing (2 rounds)\n")) << r.describe();
+  for (const std::string& pass : passNames(namedPipeline("O1"))) {
+    EXPECT_TRUE(std::regex_search(r.err, std::regex("\n +[0-9.]+ +[0-9.]+%  " + pass + "\n")))
+        << pass << "\n" << r.describe();
+  }
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(\n +[0-9.]+ +100\.0%  total\n)")))
+      << r.describe();
+  EXPECT_FALSE(contains(r.err, "Pass statistics")) << r.describe();
+}
+
+TEST_F(CliPipelineTest, PrintIrAfterAll) {
+  ToolRun r = runTool({dead_, "-o", out_dir_ + "/out.onnx", "-q", "--print-ir-after-all",
+                       "--passes=eliminate-dead-nodes{max-iterations=3},eliminate-dead-nodes"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const std::string first = "# IR after pass 'eliminate-dead-nodes{max-iterations=3}' (round 1)\n";
+  const std::string second = "# IR after pass 'eliminate-dead-nodes' (round 1)\n";
+  ASSERT_EQ(countOf(r.err, first), 1u) << r.describe();
+  ASSERT_EQ(countOf(r.err, second), 1u) << r.describe();
+  EXPECT_LT(r.err.find(first), r.err.find(second)) << r.describe();
+  // Each header is followed by the whole model, already without the dead nodes.
+  EXPECT_EQ(countOf(r.err, "dead_nodes (float[2,3] X) => (float[2,3] Y)"), 2u) << r.describe();
+  EXPECT_EQ(countOf(r.err, "Y = Relu(X)"), 2u) << r.describe();
+  EXPECT_FALSE(contains(r.err, "Neg")) << r.describe();
+  EXPECT_TRUE(r.out.empty()) << "IR printing goes to stderr";
+
+  // -O1: one printout per pass and round.
+  ToolRun o1 = runTool({dead_, "-o", out_dir_ + "/o1.onnx", "-q", "--print-ir-after-all"});
+  ASSERT_EQ(o1.exit_code, 0) << o1.describe();
+  for (const std::string& pass : passNames(namedPipeline("O1"))) {
+    for (const char* round : {"1", "2"}) {
+      EXPECT_TRUE(contains(o1.err, "# IR after pass '" + pass + "' (round " + round + ")\n"))
+          << pass << " round " << round << "\n" << o1.describe();
+    }
+  }
+}
+
+TEST_F(CliPipelineTest, PrintIrAfterNamedPassesOrChanges) {
+  const std::string pipeline = "--passes=eliminate-dead-nodes,eliminate-dead-nodes";
+  // After a named pass: every run of it.
+  ToolRun named = runTool({dead_, "-o", out_dir_ + "/a.onnx", "-q", pipeline,
+                           "--print-ir-after=eliminate-dead-nodes"});
+  ASSERT_EQ(named.exit_code, 0) << named.describe();
+  EXPECT_EQ(countOf(named.err, "# IR after pass "), 2u) << named.describe();
+
+  // After a change: only the first run changed the model.
+  ToolRun changed = runTool({dead_, "-o", out_dir_ + "/b.onnx", "-q", pipeline,
+                             "--print-ir-after-change"});
+  ASSERT_EQ(changed.exit_code, 0) << changed.describe();
+  EXPECT_EQ(countOf(changed.err, "# IR after pass 'eliminate-dead-nodes' (round 1)\n"), 1u)
+      << changed.describe();
+  EXPECT_EQ(countOf(changed.err, "# IR after pass "), 1u) << changed.describe();
+
+  // Named passes of -O1 only: no other pass prints.
+  ToolRun o1 = runTool({dead_, "-o", out_dir_ + "/c.onnx", "-q",
+                        "--print-ir-after=eliminate-dead-nodes"});
+  ASSERT_EQ(o1.exit_code, 0) << o1.describe();
+  EXPECT_EQ(countOf(o1.err, "# IR after pass "),
+            countOf(o1.err, "# IR after pass 'eliminate-dead-nodes' "))
+      << o1.describe();
+  EXPECT_GE(countOf(o1.err, "# IR after pass 'eliminate-dead-nodes' "), 1u) << o1.describe();
+}
+
+TEST_F(CliPipelineTest, DebugSaysWhatThePassesDid) {
+  ToolRun r = runTool({dead_, "-o", out_dir_ + "/out.onnx", "-q", "--debug",
+                       "--passes=eliminate-dead-nodes"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_GE(countOf(r.err, "onnx-opt: debug: "), 3u) << "one line per erased node\n"
+                                                     << r.describe();
+  for (const char* op : {"Neg", "Abs", "Add"}) {
+    EXPECT_TRUE(contains(r.err, op)) << r.describe();
+  }
+  ToolRun quiet = runTool({dead_, "-o", out_dir_ + "/out.onnx", "-q",
+                           "--passes=eliminate-dead-nodes"});
+  EXPECT_TRUE(quiet.err.empty()) << quiet.describe();
+}
+
+// A pass that fails (here: an option value the pass refuses when it runs) leaves the output
+// alone.
+TEST_F(CliPipelineTest, FailingPassWritesNothing) {
+  const std::string out = out_dir_ + "/existing.onnx";
+  writeFile(out, "keep me");
+  ToolRun r = runTool({dead_, "-o", out, "--passes=eliminate-dead-nodes{max-iterations=0}"});
+  expectCleanFailure(r, {dead_, "eliminate-dead-nodes", "max-iterations"}, {});
+  EXPECT_EQ(readFile(out), "keep me");
+  EXPECT_EQ(listDir(out_dir_), std::vector<std::string>{"existing.onnx"});
+
+  const std::string fresh = out_dir_ + "/new.onnx";
+  r = runTool({dead_, "-o", fresh, "--passes=eliminate-dead-nodes{max-iterations=0}"});
+  expectCleanFailure(r, {"eliminate-dead-nodes"}, {});
+  EXPECT_FALSE(fs::exists(fresh));
+}
+
+// ---------------------------------------------------------------------------------------------
+// In-process runs with out-of-tree passes (cli::main with a registry of the test's own).
+
+// Fails on the first Relu, naming it; changes nothing before.
+class FailOnReluPass final : public onnxopt::Pass {
+ public:
+  FailOnReluPass() : Pass("fail-on-relu") {}
+  absl::StatusOr<bool> run(onnxopt::ir::Model& model, onnxopt::PassContext&) override {
+    for (onnxopt::ir::Node& node : model.graph()) {
+      if (node.opType() == "Relu") {
+        return absl::FailedPreconditionError("node 'the_relu' (Relu): cannot handle this node");
+      }
+    }
+    return false;
+  }
+};
+
+// Claims a change every time: --fixed-point never converges.
+class AlwaysChangesPass final : public onnxopt::Pass {
+ public:
+  AlwaysChangesPass() : Pass("always-changes") {}
+  absl::StatusOr<bool> run(onnxopt::ir::Model&, onnxopt::PassContext&) override { return true; }
+};
+
+class CliInProcessTest : public CliPipelineTest {
+ protected:
+  void SetUp() override {
+    CliPipelineTest::SetUp();
+    registry_ = onnxopt::PassRegistry::withBuiltinPasses();
+    ASSERT_TRUE(registry_
+                    .registerPass({"fail-on-relu", "Fails on the first Relu",
+                                   [] { return std::make_unique<FailOnReluPass>(); }})
+                    .ok());
+    ASSERT_TRUE(registry_
+                    .registerPass({"always-changes", "Says it changed the model, every time",
+                                   [] { return std::make_unique<AlwaysChangesPass>(); }})
+                    .ok());
+  }
+
+  struct Result {
+    int exit_code;
+    std::string out;
+    std::string err;
+  };
+  Result runInProcess(std::vector<std::string> args) {
+    args.insert(args.begin(), kTestFlags.begin(), kTestFlags.end());
+    std::istringstream in;
+    std::ostringstream out;
+    std::ostringstream err;
+    onnxopt::cli::Io io{in, out, err};
+    const int code = onnxopt::cli::main(args, io, registry_);
+    return {code, out.str(), err.str()};
+  }
+
+  onnxopt::PassRegistry registry_;
+};
+
+TEST_F(CliInProcessTest, FailingPassWritesNoOutput) {
+  const std::string out = out_dir_ + "/existing.onnx";
+  writeFile(out, "keep me");
+  Result r = runInProcess({dead_, "-o", out, "--passes=eliminate-dead-nodes,fail-on-relu"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("onnx-opt: error: " + dead_ + ": pass 'fail-on-relu': ", 0), 0u) << r.err;
+  EXPECT_TRUE(contains(r.err, "node 'the_relu' (Relu)")) << r.err;
+  EXPECT_EQ(readFile(out), "keep me") << "a failed pass changed the existing output";
+  EXPECT_EQ(listDir(out_dir_), std::vector<std::string>{"existing.onnx"});
+
+  const std::string fresh = out_dir_ + "/new.onnx";
+  r = runInProcess({dead_, "-o", fresh, "--passes=fail-on-relu", "--emit=text"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_FALSE(fs::exists(fresh));
+  // To stdout: nothing either.
+  r = runInProcess({dead_, "--passes=fail-on-relu", "--emit=text"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST_F(CliInProcessTest, OutOfTreePassesAreListedAndParsed) {
+  Result list = runInProcess({"--list-passes"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_TRUE(contains(list.out, "  fail-on-relu\n      Fails on the first Relu\n")) << list.out;
+  Result print = runInProcess({"--passes=always-changes,eliminate-dead-nodes", "--print-pipeline"});
+  ASSERT_EQ(print.exit_code, 0) << print.err;
+  EXPECT_EQ(print.out, "always-changes,eliminate-dead-nodes\n");
+  Result known = runInProcess({dead_, "--passes=always-changes", "-o", out_dir_ + "/a.onnx"});
+  EXPECT_EQ(known.exit_code, 0) << known.err;
+  // The global registry, which main() uses by default, does not know them.
+  std::istringstream in;
+  std::ostringstream out;
+  std::ostringstream err;
+  onnxopt::cli::Io io{in, out, err};
+  EXPECT_EQ(onnxopt::cli::main({dead_, "--passes=always-changes"}, io), 2) << err.str();
+  EXPECT_TRUE(contains(err.str(), "unknown pass 'always-changes'")) << err.str();
+}
+
+TEST_F(CliInProcessTest, FixedPointCapIsReported) {
+  // Without --require-convergence: a warning, and the model is written.
+  const std::string out = out_dir_ + "/out.onnx";
+  std::istringstream in;
+  std::ostringstream stdout_text;
+  std::ostringstream err;
+  onnxopt::cli::Io io{in, stdout_text, err};
+  const int code = onnxopt::cli::main(
+      {dead_, "-o", out, "--passes=always-changes", "--fixed-point", "--pass-statistics"}, io,
+      registry_);
+  EXPECT_EQ(code, 0) << err.str();
+  EXPECT_TRUE(contains(err.str(), "onnx-opt: warning: " + dead_ + ": ")) << err.str();
+  EXPECT_TRUE(contains(err.str(), "after 10 rounds (--fixed-point cap)")) << err.str();
+  EXPECT_TRUE(contains(err.str(), "Pass statistics (10 rounds)")) << err.str();
+  EXPECT_TRUE(fs::exists(out));
+
+  // With it: an error, nothing written.
+  const std::string strict = out_dir_ + "/strict.onnx";
+  Result r = runInProcess({dead_, "-o", strict, "--passes=always-changes", "--fixed-point"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "--fixed-point cap")) << r.err;
+  EXPECT_FALSE(fs::exists(strict));
+}
+
+// ---------------------------------------------------------------------------------------------
+// --help and docs/user-guide.md name the same flags.
+
+// Flags in backticks in the option tables of the user guide's CLI reference: "`--emit=text`"
+// gives "--emit", "`-o <file>`" gives "-o".
+std::vector<std::string> flagsInUserGuide() {
+  std::ifstream in(kUserGuide);
+  EXPECT_TRUE(in.good()) << "cannot read " << kUserGuide;
+  std::vector<std::string> flags;
+  const std::regex flag(R"(`(--?[A-Za-z0-9][A-Za-z0-9-]*))");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("| `-", 0) != 0) continue;  // option rows start with a flag
+    const std::string first_cell = line.substr(0, line.find(" |", 2));
+    for (std::sregex_iterator it(first_cell.begin(), first_cell.end(), flag), end; it != end;
+         ++it) {
+      flags.push_back((*it)[1]);
+    }
+  }
+  return flags;
+}
+
+// Flags at the start of the option lines of --help: "  -o, --output <file>   ..." gives "-o"
+// and "--output".
+std::vector<std::string> flagsInHelp(const std::string& help) {
+  std::vector<std::string> flags;
+  const std::regex flag(R"((^|[ ,|\[])(--?[A-Za-z0-9][A-Za-z0-9-]*))");
+  std::istringstream in(help);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("  -", 0) != 0) continue;
+    const std::string first_column = line.substr(0, line.find("   ", 2));
+    for (std::sregex_iterator it(first_column.begin(), first_column.end(), flag), end; it != end;
+         ++it) {
+      flags.push_back((*it)[2]);
+    }
+  }
+  return flags;
+}
+
+TEST_F(CliTest, HelpAndUserGuideNameTheSameFlags) {
+  ToolRun r = runTool({"--help"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const std::vector<std::string> documented = flagsInUserGuide();
+  const std::vector<std::string> helped = flagsInHelp(r.out);
+  ASSERT_GE(documented.size(), 20u) << "the option tables of docs/user-guide.md were not found: "
+                                    << join(documented);
+  for (const std::string& flag : documented) {
+    EXPECT_NE(std::find(helped.begin(), helped.end(), flag), helped.end())
+        << "docs/user-guide.md documents " << flag << ", --help does not list it\n"
+        << "--help lists: " << join(helped);
+  }
+  for (const std::string& flag : helped) {
+    EXPECT_NE(std::find(documented.begin(), documented.end(), flag), documented.end())
+        << "--help lists " << flag << ", docs/user-guide.md does not document it\n"
+        << "documented: " << join(documented);
+  }
+  // Every flag the parser accepts is in both (parse each; a value where one is needed).
+  for (const std::string& flag : helped) {
+    std::vector<std::string> args = {"in", flag};
+    if (flag == "-o" || flag == "--output" || flag == "--passes" || flag == "--print-ir-after" ||
+        flag == "--emit") {
+      args.push_back(flag == "--emit" ? "text" : "x");
+    }
+    EXPECT_TRUE(onnxopt::cli::parseArgs(args).ok()) << "--help lists " << flag
+                                                    << ", which does not parse";
   }
 }
 

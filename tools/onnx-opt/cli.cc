@@ -1,6 +1,8 @@
 #include "cli.h"
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <exception>
 #include <istream>
 #include <memory>
@@ -17,12 +19,17 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/string_view.h"
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/ir/printer.h"
 #include "onnxopt/ir/serialization.h"
 #include "onnxopt/ir/verifier.h"
+#include "onnxopt/pass/pass.h"
+#include "onnxopt/pass/pass_manager.h"
+#include "onnxopt/pass/pass_registry.h"
 
 #ifndef ONNXOPT_VERSION
 #define ONNXOPT_VERSION "unknown"
@@ -72,6 +79,24 @@ class ArgReader {
   size_t pos_ = 0;
 };
 
+// Options without a value that set a bool.
+struct Flag {
+  const char* name;
+  bool Options::*member;
+};
+constexpr Flag kFlags[] = {
+    {"--fixed-point", &Options::fixed_point},
+    {"--pass-statistics", &Options::pass_statistics},
+    {"--time-passes", &Options::time_passes},
+    {"--verify-each", &Options::verify_each},
+    {"--require-convergence", &Options::require_convergence},
+    {"--print-ir-after-all", &Options::print_ir_after_all},
+    {"--print-ir-after-change", &Options::print_ir_after_change},
+    {"--debug", &Options::debug},
+    {"--print-pipeline", &Options::print_pipeline},
+    {"--list-passes", &Options::list_passes},
+};
+
 absl::Status usageError(std::string message) {
   return absl::InvalidArgumentError(std::move(message));
 }
@@ -98,6 +123,15 @@ int fail(Io& io, absl::string_view subject, absl::string_view message) {
   io.err << kTool << ": error: " << describe(subject, message) << "\n";
   io.err.flush();
   return kExitError;
+}
+
+// A bad pipeline (unknown pass or option, bad value): a usage error, exit 2.
+int usageFailure(Io& io, absl::string_view message) {
+  io.err << kTool << ": error: " << describe("", message) << "\n"
+         << "Try '" << kTool << " --list-passes' for the passes and their options, or '" << kTool
+         << " --help'.\n";
+  io.err.flush();
+  return kExitUsage;
 }
 
 std::string displayName(const std::string& path, bool output) {
@@ -178,7 +212,94 @@ absl::Status save(const ir::Model& model, const Options& options, Io& io) {
   return writeStream(io.out, *serialized);
 }
 
-int runUnguarded(const Options& options, Io& io) {
+// --list-passes: every pass with its summary and options, then the named pipelines.
+std::string listPasses(const PassRegistry& registry) {
+  std::string text = "Passes (--passes=NAME{OPTION=VALUE,...},NAME,...):\n";
+  for (const PassInfo* info : registry.passes()) {
+    absl::StrAppend(&text, "  ", info->name, "\n      ", info->summary, "\n");
+    absl::StatusOr<std::unique_ptr<Pass>> pass = registry.createPass(info->name);
+    if (!pass.ok()) {
+      absl::StrAppend(&text, "      (cannot create it: ", pass.status().message(), ")\n");
+      continue;
+    }
+    for (const PassOptionBase* option : (*pass)->options()) {
+      absl::StrAppend(&text, "      option ", option->name(), " (", option->typeName(),
+                      ", default ", option->defaultText(), "): ", option->description(), "\n");
+    }
+  }
+  absl::StrAppend(&text, "\nNamed pipelines (run to a fixed point):\n");
+  for (const NamedPipeline& pipeline : registry.namedPipelines()) {
+    absl::StrAppend(&text, "  -", pipeline.name, "  ", pipeline.summary, "\n      ",
+                    pipeline.pipeline.empty() ? "(no passes)" : pipeline.pipeline, "\n");
+  }
+  return text;
+}
+
+// The pass manager the options ask for; an error is a usage error.
+absl::StatusOr<std::unique_ptr<PassManager>> buildPassManager(const Options& options, Io& io,
+                                                              const PassRegistry& registry) {
+  PassManagerOptions pm_options;
+  pm_options.verify_each = options.verify_each;
+  pm_options.require_convergence = options.require_convergence;
+  // Named pipelines are meant to be run to a fixed point (-O1: "to a fixed point").
+  pm_options.fixed_point = options.fixed_point || !options.passes.has_value();
+  if (options.debug) {
+    std::ostream* err = &io.err;
+    pm_options.debug_sink = [err](absl::string_view line) {
+      *err << kTool << ": debug: " << line << "\n";
+    };
+  }
+  for (const std::string& name : options.print_ir_after) {
+    if (registry.lookup(name) == nullptr) {
+      std::vector<std::string> names;
+      for (const PassInfo* info : registry.passes()) names.push_back(info->name);
+      return absl::InvalidArgumentError(
+          absl::StrCat("--print-ir-after: unknown pass '", name, "'; valid passes: ",
+                       names.empty() ? "(none)" : absl::StrJoin(names, ", ")));
+    }
+  }
+  IrPrintingOptions& printing = pm_options.print_ir;
+  printing.after_all = options.print_ir_after_all;
+  printing.after_change = options.print_ir_after_change;
+  printing.after_passes = options.print_ir_after;
+  if (printing.after_all || printing.after_change || !printing.after_passes.empty()) {
+    std::ostream* err = &io.err;
+    printing.print = [err](const Pass& pass, int64_t round, const ir::Model& model) {
+      *err << "# IR after pass '" << pass.pipelineText() << "' (round " << round << ")\n"
+           << ir::printModel(model);
+      err->flush();
+    };
+  }
+
+  std::string pipeline;
+  if (options.passes.has_value()) {
+    pipeline = *options.passes;
+  } else {
+    absl::StatusOr<std::string> named = registry.namedPipeline(options.pipelineName());
+    if (!named.ok()) return named.status();
+    pipeline = *std::move(named);
+  }
+  auto manager = std::make_unique<PassManager>(std::move(pm_options));
+  if (absl::Status status = manager->addPipeline(pipeline, registry); !status.ok()) {
+    return status;
+  }
+  return manager;
+}
+
+int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
+  if (options.list_passes) {
+    io.out << listPasses(registry);
+    io.out.flush();
+    return io.out ? kExitOk : kExitError;
+  }
+  absl::StatusOr<std::unique_ptr<PassManager>> manager = buildPassManager(options, io, registry);
+  if (!manager.ok()) return usageFailure(io, manager.status().message());
+  if (options.print_pipeline) {
+    io.out << (*manager)->pipelineText() << "\n";
+    io.out.flush();
+    return io.out ? kExitOk : kExitError;
+  }
+
   const std::string input = displayName(options.input, /*output=*/false);
   const std::string output = displayName(options.output, /*output=*/true);
   const auto start = std::chrono::steady_clock::now();
@@ -191,13 +312,21 @@ int runUnguarded(const Options& options, Io& io) {
   }
   const NodeCounts before = NodeCounts::of(model);
 
-  // The pass pipeline runs here (-O1, --passes=...): next issue. -O0 runs nothing.
+  // A failing pass stops here: nothing is saved (the model would be only partly optimized).
+  absl::StatusOr<PipelineReport> report = (*manager)->run(model);
+  if (!report.ok()) return fail(io, input, report.status().message());
+  for (const std::string& warning : report->warnings) {
+    io.err << kTool << ": warning: " << describe(input, warning) << "\n";
+  }
+  io.err.flush();
 
   const NodeCounts after = NodeCounts::of(model);
   if (absl::Status status = save(model, options, io); !status.ok()) {
     return fail(io, output, status.message());
   }
 
+  if (options.pass_statistics) io.err << formatPassStatistics(*report);
+  if (options.time_passes) io.err << formatPassTimings(*report);
   if (!options.quiet) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -206,8 +335,8 @@ int runUnguarded(const Options& options, Io& io) {
                                  : after.str();
     io.err << absl::StrFormat("%s: %s: %s -> %s, %.2f s\n", kTool, input, before.str(),
                               after_text, seconds);
-    io.err.flush();
   }
+  io.err.flush();
   return kExitOk;
 }
 
@@ -241,11 +370,22 @@ absl::StatusOr<Options> parseArgs(const std::vector<std::string>& args) {
       continue;
     }
     if (absl::StartsWith(arg, "-O")) {
-      if (arg != "-O0") {
-        return usageError(absl::StrCat("unsupported optimization level '", arg,
-                                       "' (only -O0 exists in this version)"));
+      const std::string level = arg.substr(2);
+      if (!PassRegistry::global().namedPipeline(absl::StrCat("O", level)).ok()) {
+        std::vector<std::string> known;
+        for (const NamedPipeline& pipeline : PassRegistry::global().namedPipelines()) {
+          if (absl::StartsWith(pipeline.name, "O")) known.push_back("-" + pipeline.name);
+        }
+        return usageError(absl::StrCat("unsupported optimization level '", arg, "' (known: ",
+                                       absl::StrJoin(known, ", "), ")"));
       }
-      options.opt_level = 0;
+      options.opt_level = level;
+      continue;
+    }
+    if (const auto flag = std::find_if(std::begin(kFlags), std::end(kFlags),
+                                       [&arg](const Flag& f) { return arg == f.name; });
+        flag != std::end(kFlags)) {
+      options.*(flag->member) = true;
       continue;
     }
     std::string value;
@@ -270,9 +410,31 @@ absl::StatusOr<Options> parseArgs(const std::vector<std::string>& args) {
       }
       continue;
     }
+    matched = reader.valueOption(arg, "--passes", &value);
+    if (!matched.ok()) return matched.status();
+    if (*matched) {
+      if (options.passes.has_value()) return usageError("--passes given twice");
+      options.passes = value;
+      continue;
+    }
+    matched = reader.valueOption(arg, "--print-ir-after", &value);
+    if (!matched.ok()) return matched.status();
+    if (*matched) {
+      for (absl::string_view name : absl::StrSplit(value, ',')) {
+        name = absl::StripAsciiWhitespace(name);
+        if (name.empty()) return usageError("--print-ir-after needs pass names");
+        options.print_ir_after.emplace_back(name);
+      }
+      continue;
+    }
     return usageError(absl::StrCat("unknown option '", arg, "'"));
   }
-  if (options.help || options.version) return options;
+  if (options.passes.has_value() && options.opt_level.has_value()) {
+    return usageError(absl::StrCat("give either --passes or -O", *options.opt_level, ", not both"));
+  }
+  if (options.help || options.version || options.list_passes || options.print_pipeline) {
+    return options;
+  }
   if (operands.empty()) return usageError("no input file given (use '-' to read stdin)");
   if (operands.size() > 1) {
     return usageError(absl::StrCat("expected one input file, got '", operands[0], "' and '",
@@ -286,6 +448,8 @@ std::string helpText() {
   return R"(onnx-opt: optimizes ONNX models.
 
 Usage: onnx-opt [options] <input> [-o <output>]
+       onnx-opt --list-passes
+       onnx-opt [-O<level> | --passes=<pipeline>] --print-pipeline
 
   <input> is an ONNX model file, or '-' to read one from stdin.
 
@@ -294,23 +458,52 @@ Options:
                         written atomically: a failed run leaves an existing file untouched.
   --emit=binary|text    Output format: the ONNX protobuf (default), or the ONNX text syntax
                         (onnx::OnnxParser's; large initializers are summarized).
-  -O0                   Run no passes: load, verify, save. An unchanged model is saved with
-                        the same bytes it was loaded from. (The only level so far.)
   -q, --quiet           Do not print the one-line summary to stderr.
   -h, --help            Print this help and exit.
   --version             Print the version and exit.
+  --                    Ends the options (for an input whose name starts with '-').
 
-Exit status: 0 on success, 1 if the model cannot be loaded, verified or saved (one line
-'onnx-opt: error: ...' on stderr), 2 for a bad command line.
+Pipeline (the default is -O1):
+  -O0                   Run no passes: load, verify, save. An unchanged model is saved with
+                        the same bytes it was loaded from.
+  -O1                   The cleanups (see --list-passes), to a fixed point.
+  -O2                   -O1 plus more, to a fixed point.
+  --passes=<pipeline>   Run these passes in order instead, e.g.
+                        --passes=fuse-transpose-gemm,eliminate-dead-nodes{max-iterations=3}
+                        (not together with -O<level>).
+  --fixed-point         Repeat the whole pipeline until a round changes nothing (at most 10
+                        rounds; a warning says when the cap was hit). -O<level> implies it.
+  --list-passes         Print every pass with its summary and options, and the -O pipelines;
+                        exit.
+  --print-pipeline      Print the pipeline text the options select and exit (no input read).
+
+Instrumentation (on stderr):
+  --pass-statistics     Per pass: nodes visited, matched, rewritten, removed, time.
+  --time-passes         Time per pass and its share of the total.
+  --verify-each         Verify the model after every pass; a failure names the pass.
+  --require-convergence
+                        Fail (exit 1) when a rewrite driver or --fixed-point hits its
+                        iteration cap (tests use it).
+  --print-ir-after=<pass>[,<pass>...]
+                        Print the model after each run of these passes (repeatable).
+  --print-ir-after-all  Print the model after every pass.
+  --print-ir-after-change
+                        Print the model only after passes that changed it (all passes, or
+                        those of --print-ir-after).
+  --debug               Say why patterns did not match and which rewrites were applied.
+
+Exit status: 0 on success; 1 if the model cannot be loaded, verified, optimized or saved (one
+line 'onnx-opt: error: ...' on stderr; no output is written); 2 for a bad command line,
+including an unknown pass or pass option.
 )";
 }
 
 std::string versionText() { return absl::StrCat(kTool, " version ", ONNXOPT_VERSION, "\n"); }
 
-int run(const Options& options, Io& io) {
+int run(const Options& options, Io& io, const PassRegistry& registry) {
   const std::string input = displayName(options.input, /*output=*/false);
   try {
-    return runUnguarded(options, io);
+    return runUnguarded(options, io, registry);
   } catch (const std::bad_alloc&) {
     return fail(io, input, "out of memory");
   } catch (const std::exception& e) {
@@ -320,7 +513,7 @@ int run(const Options& options, Io& io) {
   }
 }
 
-int main(const std::vector<std::string>& args, Io& io) {
+int main(const std::vector<std::string>& args, Io& io, const PassRegistry& registry) {
   absl::StatusOr<Options> options = parseArgs(args);
   if (!options.ok()) {
     io.err << kTool << ": error: " << options.status().message() << "\n"
@@ -338,13 +531,14 @@ int main(const std::vector<std::string>& args, Io& io) {
     io.out.flush();
     return io.out ? kExitOk : kExitError;
   }
-  if (options->output == "-" && options->emit == EmitKind::kBinary && io.out_is_terminal) {
+  if (options->output == "-" && options->emit == EmitKind::kBinary && io.out_is_terminal &&
+      !options->list_passes && !options->print_pipeline) {
     io.err << kTool << ": error: not writing a binary model to a terminal\n"
            << "Use -o <file>, or --emit=text to print it.\n";
     io.err.flush();
     return kExitUsage;
   }
-  return run(*options, io);
+  return run(*options, io, registry);
 }
 
 }  // namespace onnxopt::cli

@@ -1,20 +1,23 @@
 #pragma once
 
-// The onnx-opt command line: options, their parser, and the driver that loads, (later) runs a
-// pass pipeline, verifies and saves. main.cc is a thin wrapper so tests can call these directly.
+// The onnx-opt command line: options, their parser, and the driver that loads, runs a pass
+// pipeline, verifies and saves. main.cc is a thin wrapper so tests can call these directly,
+// in-process, with a registry of their own (out-of-tree passes).
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "onnxopt/pass/pass_registry.h"
 
 namespace onnxopt::cli {
 
 // Process exit codes.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitError = 1;  // the model could not be loaded, verified or saved
-inline constexpr int kExitUsage = 2;  // bad command line
+inline constexpr int kExitError = 1;  // the model could not be loaded, optimized, verified or saved
+inline constexpr int kExitUsage = 2;  // bad command line (unknown option, pass or pass option)
 
 enum class EmitKind { kBinary, kText };
 
@@ -22,14 +25,39 @@ struct Options {
   std::string input;         // "-" reads stdin
   std::string output = "-";  // "-" writes stdout
   EmitKind emit = EmitKind::kBinary;
-  int opt_level = 0;         // -O<n>; only 0 (no passes) exists so far
+
+  // The pipeline: `--passes=TEXT`, or a named pipeline `-O<level>` ("O<level>" in the registry).
+  // Neither given: -O1. Both given is a usage error.
+  std::optional<std::string> passes;
+  std::optional<std::string> opt_level;  // "0", "1", "2" (as written after -O)
+  // Repeat the whole pipeline until a round changes nothing (with a cap). Named pipelines imply
+  // it; --fixed-point asks for it with --passes.
+  bool fixed_point = false;
+
+  // Instrumentation; everything goes to stderr.
+  bool pass_statistics = false;
+  bool time_passes = false;
+  bool verify_each = false;
+  bool require_convergence = false;
+  std::vector<std::string> print_ir_after;  // pass names
+  bool print_ir_after_all = false;
+  bool print_ir_after_change = false;
+  bool debug = false;
+
+  // Print and exit 0, without reading a model.
+  bool print_pipeline = false;
+  bool list_passes = false;
+
   bool quiet = false;
   bool help = false;
   bool version = false;
-  // Later: passes pipeline, --pass-statistics, --verify-each, --print-ir-after-all, ...
+
+  // The named pipeline the options select when --passes is not given ("O1" by default).
+  std::string pipelineName() const { return "O" + opt_level.value_or("1"); }
 };
 
-// Parses argv[1..]. A usage error comes back as InvalidArgument with a one-line message.
+// Parses argv[1..]. A usage error comes back as InvalidArgument with a one-line message. Pass
+// names and options are checked later, by run(), against the registry it is given.
 absl::StatusOr<Options> parseArgs(const std::vector<std::string>& args);
 
 std::string helpText();
@@ -42,12 +70,14 @@ struct Io {
   bool out_is_terminal = false;  // refuse to write a binary model to a terminal
 };
 
-// Runs the tool on already-parsed options (not --help/--version). Returns an exit code; on
-// failure exactly one line `onnx-opt: error: ...` has been written to io.err and the output file,
-// if any, was neither created nor changed.
-int run(const Options& options, Io& io);
+// Runs the tool on already-parsed options (not --help/--version), with the passes of `registry`.
+// Returns an exit code. On failure (1) exactly one line `onnx-opt: error: ...` has been written to
+// io.err after whatever instrumentation was asked for, and the output file, if any, was neither
+// created nor changed; a bad pipeline (2) also prints a hint to --help.
+int run(const Options& options, Io& io, const PassRegistry& registry = PassRegistry::global());
 
 // The whole tool: parses `args` (without argv[0]) and runs it.
-int main(const std::vector<std::string>& args, Io& io);
+int main(const std::vector<std::string>& args, Io& io,
+         const PassRegistry& registry = PassRegistry::global());
 
 }  // namespace onnxopt::cli
