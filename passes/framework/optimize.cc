@@ -226,12 +226,12 @@ absl::Status optimize(onnx::ModelProto& model, const std::string& pipeline,
       ir::importModel(std::move(model), loadOptionsOf(options));
   if (!loaded.ok()) return loaded.status();
   ir::Model& ir_model = **loaded;
-  if (absl::Status status = verifyInput(ir_model); !status.ok()) return status;
-
-  const absl::Status run = runManager(*manager, ir_model, options);
-  // Passed or failed, the model is valid and equivalent to the input: give it back.
+  // Whatever happens now, the caller gets the model back: optimized, or (when a pass failed)
+  // valid and equivalent to the input, or (when it fails verification) as it came.
+  absl::Status status = verifyInput(ir_model);
+  if (status.ok()) status = runManager(*manager, ir_model, options);
   absl::Status exported = exportConsuming(ir_model, model);
-  return run.ok() ? exported : run;
+  return status.ok() ? exported : status;
 }
 
 absl::Status optimizeFile(const std::string& input_path, const std::string& output_path,

@@ -1,0 +1,118 @@
+#pragma once
+
+// onnx-opt's C++ API in one include.
+//
+// The common case is one call:
+//
+//   onnx::ModelProto model = ...;
+//   absl::Status status = onnxopt::optimize(model, "-O1");
+//
+// or optimizeFile() / optimizeBytes(). The rest of the API is re-exported here too: load a model
+// into the IR (onnxopt/ir/serialization.h), build a PassManager from pipeline text or Pass objects
+// (onnxopt/pass/pass_manager.h), run it, save; write passes (onnxopt/pass/pass.h,
+// onnxopt/rewrite/*.h) and register them with PassRegistry::global().registerPass() so that
+// pipelines can name them. See docs/cpp-api.md.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "onnx/onnx_pb.h"
+#include "onnxopt/ir/attribute.h"
+#include "onnxopt/ir/ir.h"
+#include "onnxopt/ir/name_table.h"
+#include "onnxopt/ir/printer.h"
+#include "onnxopt/ir/serialization.h"
+#include "onnxopt/ir/tensor.h"
+#include "onnxopt/ir/type.h"
+#include "onnxopt/ir/verifier.h"
+#include "onnxopt/pass/pass.h"
+#include "onnxopt/pass/pass_manager.h"
+#include "onnxopt/pass/pass_registry.h"
+#include "onnxopt/rewrite/greedy_driver.h"
+#include "onnxopt/rewrite/pattern.h"
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/shape_oracle.h"
+
+namespace onnxopt {
+
+struct OptimizeOptions {
+  // Run ir::verify after every pass (the tests' setting); a failure names the pass.
+  bool verify_each = false;
+  // Repeat the whole pipeline until a round changes nothing, at most max_fixed_point_rounds
+  // rounds; hitting the cap is a warning in the report (an error with require_convergence).
+  bool fixed_point = false;
+  int64_t max_fixed_point_rounds = 10;
+  // Fail when a rewrite driver or the fixed-point loop does not converge.
+  bool require_convergence = false;
+
+  // If set, receives the pipeline's report: one PassRun per pass run (statistics: nodes visited,
+  // matched, rewritten, removed, initializers removed; time), the rounds, the warnings.
+  // formatPassStatistics(*report) prints it as `onnx-opt --pass-statistics` does. Filled when the
+  // pipeline ran to the end, even if saving then failed.
+  PipelineReport* report = nullptr;
+
+  // --debug: why patterns did not match and which rewrites applied, one line per call.
+  PassContext::DebugSink debug_sink;
+
+  // Where pipelines find passes by name; null means PassRegistry::global() (the built-in passes
+  // plus the ones registered at run time).
+  const PassRegistry* registry = nullptr;
+
+  // optimize() and optimizeBytes(): the folder that relative external-data locations resolve
+  // against ("" if the model has no external data). optimizeFile() uses the input file's folder.
+  std::string external_data_dir;
+
+  // optimizeFile(): how the output is written (external data for models over 2 GiB).
+  ir::SaveOptions save;
+};
+
+// Optimizes `model` in place. `pipeline` is a named pipeline ("-O0", "-O1", "-O2") or pipeline
+// text ("eliminate-dead-nodes,fuse-transpose-gemm{max-iterations=3}"; "" runs nothing).
+//
+// The model is loaded into the IR and saved back without copying weights. Errors:
+//  - a pipeline that does not parse (InvalidArgument, naming the column and the valid passes or
+//    options): `model` is untouched;
+//  - a model that the IR cannot import (InvalidArgument, naming the node or value): the import
+//    has taken the proto's contents, so `model` is left unspecified (a caller that needs the
+//    original on this error keeps a copy);
+//  - a model that imports but fails ir::verify (naming the node or value): `model` is given back
+//    as it came;
+//  - a failing pass (the status names the pass and the node): `model` holds a valid model
+//    equivalent to the input, possibly partly optimized.
+absl::Status optimize(onnx::ModelProto& model, const std::string& pipeline = "-O1",
+                      const OptimizeOptions& options = {});
+
+// Loads `input_path`, optimizes it and saves the result to `output_path` (which may equal
+// `input_path`), atomically: on any error nothing is written. External data of the input
+// resolves against its folder; the output's goes next to it.
+absl::Status optimizeFile(const std::string& input_path, const std::string& output_path,
+                          const std::string& pipeline = "-O1",
+                          const OptimizeOptions& options = {});
+
+// Optimizes a serialized model and returns the serialized result. "-O0" (or "") returns the same
+// bytes for any model the IR round-trips losslessly.
+absl::StatusOr<std::string> optimizeBytes(std::string_view bytes,
+                                          const std::string& pipeline = "-O1",
+                                          const OptimizeOptions& options = {});
+
+// The PassManager optimize() runs: `pipeline` (named or text) parsed with the options' registry,
+// and the options' verification, fixed point, convergence and debug settings. For callers that
+// want to add passes of their own before running it.
+absl::StatusOr<PassManager> makePassManager(const std::string& pipeline = "-O1",
+                                            const OptimizeOptions& options = {});
+
+// Runs `pipeline` on an IR model: what the three calls above do between load and save.
+// Fills options.report if set.
+absl::Status optimizeModel(ir::Model& model, const std::string& pipeline = "-O1",
+                           const OptimizeOptions& options = {});
+
+// Pipeline text of `pipeline`: the named pipeline's passes for "-O1", the text itself otherwise.
+// The error lists the named pipelines.
+absl::StatusOr<std::string> expandPipeline(const std::string& pipeline,
+                                           const PassRegistry& registry = PassRegistry::global());
+
+}  // namespace onnxopt
