@@ -91,6 +91,18 @@ bool Node::removeAttr(absl::string_view name) {
   return false;
 }
 
+std::optional<Attribute> Node::takeAttr(absl::string_view name) {
+  for (auto it = attributes_.begin(); it != attributes_.end(); ++it) {
+    if (it->name() == name) {
+      dropSubgraphReferences(*it);
+      Attribute taken = std::move(*it);
+      attributes_.erase(it);
+      return taken;
+    }
+  }
+  return std::nullopt;
+}
+
 int64_t Node::intAttr(absl::string_view name, int64_t default_value) const {
   const Attribute* attribute = attr(name);
   return attribute ? attribute->i() : default_value;

@@ -59,6 +59,11 @@ void collectRegion(ir::Attribute& attribute, const ir::Graph& owner, Region* reg
 PatternRewriter::PatternRewriter(ir::Model& model, detail::Worklist& worklist, PassContext& context)
     : model_(model), worklist_(worklist), context_(context) {}
 
+PatternRewriter::~PatternRewriter() {
+  // Before retired_ goes: nodes of retired subgraphs may still be on the worklist.
+  worklist_.clear();
+}
+
 std::optional<int64_t> PatternRewriter::opsetVersion(const ir::Node& node) const {
   return model_.opsetVersion(node.domain());
 }
@@ -289,6 +294,7 @@ void PatternRewriter::setAttr(ir::Node& node, ir::Attribute attribute) {
   if (!beginChange(node)) return;
   const std::string name = attribute.name();
   const std::vector<const ir::Value*> outer_operands = forgetSubgraphs(node, name);
+  if (std::optional<ir::Attribute> old = node.takeAttr(name)) retired_.push_back(std::move(*old));
   node.setAttr(std::move(attribute));
   for (const ir::Value* operand : outer_operands) pushProducer(operand);
   for (const auto& subgraph : node.attr(name)->graphs()) {
@@ -303,7 +309,7 @@ bool PatternRewriter::removeAttr(ir::Node& node, absl::string_view name) {
   if (!beginChange(node)) return false;
   if (node.attr(name) == nullptr) return false;
   const std::vector<const ir::Value*> outer_operands = forgetSubgraphs(node, name);
-  node.removeAttr(name);
+  retired_.push_back(*node.takeAttr(name));
   for (const ir::Value* operand : outer_operands) pushProducer(operand);
   notifyChanged(node);
   return true;

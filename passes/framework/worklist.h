@@ -1,37 +1,46 @@
 #pragma once
 
-// The greedy driver's worklist: nodes still to offer to the patterns. A stack with a membership
-// set, so that pushing a node already queued, and forgetting a node, are O(1).
+// The greedy driver's worklist: nodes still to offer to the patterns. A stack plus a flag on each
+// node, so that pushing a node already queued, and forgetting a node, are O(1) without hashing.
 
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "onnxopt/ir/ir.h"
 
 namespace onnxopt::detail {
 
 class Worklist {
  public:
-  void reserve(size_t count) { queued_.reserve(count); }
+  void reserve(size_t count) { stack_.reserve(count); }
 
   void push(ir::Node* node) {
-    if (!node->isErased() && queued_.insert(node).second) stack_.push_back(node);
+    if (node->isErased() || node->isQueued()) return;
+    node->setQueued(true);
+    stack_.push_back(node);
   }
   // Null when empty. Forgotten nodes stay on the stack until popped, and are skipped then.
   ir::Node* pop() {
     while (!stack_.empty()) {
       ir::Node* node = stack_.back();
       stack_.pop_back();
-      if (queued_.erase(node) != 0) return node;
+      if (node->isQueued()) {
+        node->setQueued(false);
+        return node;
+      }
     }
     return nullptr;
   }
-  // For nodes being erased or destroyed: the stack may keep a stale pointer, never used.
-  void forget(ir::Node* node) { queued_.erase(node); }
+  // For nodes being erased: the stack may keep the pointer (erased nodes live until their graph
+  // goes), but it is skipped.
+  void forget(ir::Node* node) { node->setQueued(false); }
+  // Leaves no node marked queued, so that the next driver starts clean.
+  void clear() {
+    while (pop() != nullptr) {
+    }
+  }
 
  private:
   std::vector<ir::Node*> stack_;
-  absl::flat_hash_set<ir::Node*> queued_;
 };
 
 }  // namespace onnxopt::detail

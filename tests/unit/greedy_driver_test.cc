@@ -103,6 +103,18 @@ TEST(GreedyDriver, MustConvergeModeFailsOnACycle) {
   EXPECT_TRUE(ir::verify(*model).ok());
 }
 
+TEST(GreedyDriver, StopsWhenTheWorklistDrainsUnlessAskedToConfirm) {
+  auto model = parseModel(kChain);
+  RewritePatternSet patterns;
+  patterns.add<FoldReluAbsNeg>(false);
+  DriverRun run;
+  runDriver(*model, patterns, run);
+  ASSERT_TRUE(run.result.ok()) << run.result.status();
+  EXPECT_TRUE(run.result->converged);
+  EXPECT_EQ(run.result->iterations, 1);
+  EXPECT_EQ(model->graph().numNodes(), 1u);
+}
+
 TEST(GreedyDriver, IterationCapReportsNonConvergence) {
   auto model = parseModel(kChain);
   RewritePatternSet patterns;
@@ -110,6 +122,7 @@ TEST(GreedyDriver, IterationCapReportsNonConvergence) {
   DriverRun run;
   GreedyRewriteConfig config;
   config.max_iterations = 1;  // the rewrite happens, and no iteration is left to confirm it
+  config.confirm_fixed_point = true;
   runDriver(*model, patterns, run, config);
   ASSERT_TRUE(run.result.ok());
   EXPECT_FALSE(run.result->converged);
@@ -122,7 +135,9 @@ TEST(GreedyDriver, ConvergesAndLeavesDeadProducersToTheDriver) {
   RewritePatternSet patterns;
   patterns.add<FoldReluAbsNeg>(false);
   DriverRun run;
-  runDriver(*model, patterns, run);
+  GreedyRewriteConfig config;
+  config.confirm_fixed_point = true;
+  runDriver(*model, patterns, run, config);
   ASSERT_TRUE(run.result.ok()) << run.result.status();
   EXPECT_TRUE(run.result->converged);
   EXPECT_EQ(run.result->iterations, 2);

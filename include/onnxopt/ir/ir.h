@@ -156,6 +156,8 @@ class Node {
   // Adds the attribute or replaces the one of the same name.
   void setAttr(Attribute attribute);
   bool removeAttr(absl::string_view name);
+  // Removes the attribute and hands it over (its subgraphs' uses of outer values dropped).
+  std::optional<Attribute> takeAttr(absl::string_view name);
   // Attribute value helpers with a default for absent attributes.
   int64_t intAttr(absl::string_view name, int64_t default_value) const;
   float floatAttr(absl::string_view name, float default_value) const;
@@ -163,6 +165,11 @@ class Node {
   bool hasSubgraphs() const;
   // Drops every use this node and the nodes of its subgraphs hold (inputs become null).
   void dropAllReferences();
+
+  // Scratch state of the rewrite driver's worklist (is the node queued?), kept here so that
+  // queueing costs no hashing. It has no meaning in the IR.
+  bool isQueued() const { return queued_; }
+  void setQueued(bool queued) { queued_ = queued; }
 
   // Neighbours in the graph's node list; null at the ends.
   Node* next() const { return next_; }
@@ -195,6 +202,7 @@ class Node {
   Node* prev_ = nullptr;
   Node* next_ = nullptr;
   bool erased_ = false;
+  bool queued_ = false;
 };
 
 // Iterates a graph's nodes. Advancing from a node that was erased meanwhile goes on from where it

@@ -17,9 +17,12 @@ namespace onnxopt {
 
 struct GreedyRewriteConfig {
   // An iteration offers every live node to the patterns, then every node the rewrites touched,
-  // until the worklist is empty. The driver has converged after an iteration that changed
-  // nothing.
+  // until the worklist is empty; that is a fixed point for patterns that look only at the nodes
+  // a rewrite requeues. When the context requires convergence (every test), iterations repeat
+  // until one changes nothing, which proves it for every pattern.
   int64_t max_iterations = 10;
+  // Repeat iterations until one changes nothing even when convergence is not required.
+  bool confirm_fixed_point = false;
   // Rewrites allowed in one iteration; 0 means 10 per node present when the iteration starts,
   // plus 100. Patterns that undo each other hit it instead of looping forever.
   int64_t max_rewrites_per_iteration = 0;

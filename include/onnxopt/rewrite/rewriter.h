@@ -28,6 +28,7 @@ class PatternRewriter {
  public:
   PatternRewriter(const PatternRewriter&) = delete;
   PatternRewriter& operator=(const PatternRewriter&) = delete;
+  ~PatternRewriter();
 
   // ---- while matching ----
 
@@ -120,6 +121,9 @@ class PatternRewriter {
   ir::Node* matched_root_ = nullptr;  // set by a successful match()
   std::vector<ir::Node*> created_;    // nodes this rewrite created
   std::unique_ptr<ShapeOracle> shapes_;
+  // Attributes replaced or removed during the run: their subgraphs' nodes may still sit on the
+  // worklist's stack, so they are freed with the rewriter, not before.
+  std::vector<ir::Attribute> retired_;
   uint64_t change_count_ = 0;
   absl::Status error_;
 };
