@@ -15,11 +15,13 @@ namespace onnxopt::ir {
 namespace {
 
 // Value names visible in one graph, falling back to the enclosing graphs' (lexical scoping).
+// Keys view the Values' own names: Values are heap objects that do not move, and nothing renames
+// them during the import.
 struct Scope {
   const Scope* parent = nullptr;
-  absl::flat_hash_map<std::string, Value*> values;
+  absl::flat_hash_map<absl::string_view, Value*> values;
 
-  Value* lookup(const std::string& name) const {
+  Value* lookup(absl::string_view name) const {
     for (const Scope* scope = this; scope != nullptr; scope = scope->parent) {
       auto it = scope->values.find(name);
       if (it != scope->values.end()) return it->second;
@@ -87,7 +89,7 @@ class ProtoImporter {
 
     for (onnx::ValueInfoProto& input : *proto.mutable_input()) {
       Value* value = graph->newValue(input.name());
-      if (!scope.values.emplace(input.name(), value).second) {
+      if (!scope.values.emplace(value->name(), value).second) {
         return absl::InvalidArgumentError(
             absl::StrCat("graph input '", input.name(), "' is declared twice", where));
       }
@@ -130,7 +132,7 @@ class ProtoImporter {
             absl::StrCat("sparse initializer '", name, "' is defined twice", where));
       } else {
         value = graph->newValue(name);
-        scope.values.emplace(name, value);
+        scope.values.emplace(value->name(), value);
       }
       value->sparse_initializer_ = std::make_unique<onnx::SparseTensorProto>();
       value->sparse_initializer_->Swap(&sparse);
@@ -142,10 +144,15 @@ class ProtoImporter {
     // repaired below, when there is no cycle).
     std::vector<Node*> nodes;
     nodes.reserve(proto.node_size());
+    graph->nodes_.reserve(proto.node_size());
+    graph->values_.reserve(proto.input_size() + proto.initializer_size() +
+                           proto.sparse_initializer_size());
     for (onnx::NodeProto& node_proto : *proto.mutable_node()) {
       graph->nodes_.push_back(std::unique_ptr<Node>(new Node(graph)));
       Node* node = graph->nodes_.back().get();
       nodes.push_back(node);
+      node->outputs_.reserve(node_proto.output_size());
+      node->output_ptrs_.reserve(node_proto.output_size());
       for (std::string& name : *node_proto.mutable_output()) {
         if (name.empty()) {
           node->addOmittedOutput();
@@ -167,6 +174,9 @@ class ProtoImporter {
     for (int i = 0; i < proto.node_size(); ++i) {
       onnx::NodeProto& node_proto = *proto.mutable_node(i);
       Node* node = nodes[i];
+      node->inputs_.reserve(node_proto.input_size());
+      node->input_use_slots_.reserve(node_proto.input_size());
+      node->attributes_.reserve(node_proto.attribute_size());
       for (const std::string& name : node_proto.input()) {
         if (name.empty()) {
           node->addInput(nullptr);

@@ -40,7 +40,7 @@ class ProtoExporter {
   void restore();
 
  private:
-  enum class LoanKind { kNode, kAttribute, kOther };
+  enum class LoanKind { kNode, kAttribute, kTensor, kValueInfo, kSparseTensor };
   struct Loan {
     LoanKind kind;
     google::protobuf::Message* out;
@@ -49,7 +49,7 @@ class ProtoExporter {
 
   void exportGraph(const Graph& graph, onnx::GraphProto* out);
   template <typename Message>
-  void transfer(const Message& ir, Message* out, LoanKind kind = LoanKind::kOther);
+  void transfer(const Message& ir, Message* out, LoanKind kind);
 
   Mode mode_;
   TensorOverride tensor_override_;

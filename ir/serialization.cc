@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "external_data.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "proto_io.h"
 
@@ -298,8 +299,9 @@ absl::StatusOr<std::string> saveModelToBytes(const Model& model) {
   exporter.exportModel(model, &proto);
   const size_t size = proto.ByteSizeLong();
   if (size > static_cast<size_t>(INT_MAX)) return tooLarge(static_cast<int64_t>(size));
-  std::string bytes;
-  proto.SerializeToString(&bytes);
+  // ByteSizeLong above cached every message's size: serialize with them, not a second pass.
+  std::string bytes(size, '\0');
+  proto.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(bytes.data()));
   return bytes;
 }
 
@@ -365,8 +367,15 @@ absl::Status saveModelToFile(const Model& model, const std::string& requested_pa
         return prefixed(path, tooLarge(static_cast<int64_t>(proto.ByteSizeLong())));
       }
     }
+    // The sizes are cached by the ByteSizeLong above: serialize with them.
     google::protobuf::io::FileOutputStream stream((*pending)->fd(), 1 << 20);
-    if (!proto.SerializeToZeroCopyStream(&stream) || !stream.Flush()) {
+    bool written;
+    {
+      google::protobuf::io::CodedOutputStream coded(&stream);
+      proto.SerializeWithCachedSizes(&coded);
+      written = !coded.HadError();
+    }
+    if (!written || !stream.Flush()) {
       errno = stream.GetErrno();
       return errnoError(path, "write");
     }

@@ -31,6 +31,13 @@ class Verifier {
   absl::Status verifyGraph(const Graph& graph, const DefinedValues* outer) {
     DefinedValues defined;
     defined.outer = outer;
+    // Sized once: growing them rehashes every entry again and again.
+    size_t expected = graph.inputs().size() + graph.initializers().size();
+    for (const Node* node = graph.firstNode(); node; node = node->next()) {
+      expected += node->numOutputs();
+    }
+    defined.values.reserve(expected);
+    defined.names.reserve(expected);
     const std::string where = graph.parentNode()
                                   ? absl::StrCat(" in graph '", graph.name(), "' of ",
                                                  describe(*graph.parentNode()))
