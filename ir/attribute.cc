@@ -4,7 +4,10 @@
 
 namespace onnxopt::ir {
 
-Attribute::Attribute(onnx::AttributeProto&& proto) { proto_.Swap(&proto); }
+// Attributes made by passes own a heap message (Swap: nothing copied).
+Attribute::Attribute(onnx::AttributeProto&& proto) : proto_(new onnx::AttributeProto) {
+  proto_->Swap(&proto);
+}
 Attribute::Attribute(Attribute&&) noexcept = default;
 Attribute& Attribute::operator=(Attribute&&) noexcept = default;
 Attribute::~Attribute() = default;

@@ -13,8 +13,13 @@ NodeIterator& NodeIterator::operator++() {
   return *this;
 }
 
-Graph::Graph(Model* model, Node* parent_node) : model_(model), parent_node_(parent_node) {}
+Graph::Graph(Model* model, Node* parent_node)
+    : model_(model), parent_node_(parent_node), proto_(newProto<onnx::GraphProto>(arena())) {}
 Graph::~Graph() = default;
+
+google::protobuf::Arena* Graph::arena() const {
+  return model_ ? model_->arena_.get() : nullptr;
+}
 
 Graph* Graph::parentGraph() const { return parent_node_ ? parent_node_->graph() : nullptr; }
 
@@ -91,7 +96,7 @@ Value* Graph::newValue(std::string name) {
 Value* Graph::addInput(std::string name, const Type& type) {
   Value* value = newValue(std::move(name));
   value->is_graph_input_ = true;
-  value->input_info_ = std::make_unique<onnx::ValueInfoProto>();
+  value->input_info_.reset(newProto<onnx::ValueInfoProto>(arena()));
   type.writeTo(value->input_info_->mutable_type());
   inputs_.push_back(value);
   return value;
@@ -100,7 +105,7 @@ Value* Graph::addInput(std::string name, const Type& type) {
 void Graph::addOutput(Value* value) {
   outputs_.push_back(nullptr);
   output_use_slots_.push_back(0);
-  output_infos_.push_back(std::make_unique<onnx::ValueInfoProto>());
+  output_infos_.emplace_back(newProto<onnx::ValueInfoProto>(arena()));
   setOutput(outputs_.size() - 1, value);
 }
 

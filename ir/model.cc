@@ -2,7 +2,21 @@
 
 namespace onnxopt::ir {
 
-Model::Model() : graph_(std::make_unique<Graph>(this)) {}
+namespace {
+// Blocks grow from 64 KiB to 4 MiB: a 10k-node model fits in a few blocks, a 1M-node one in
+// about a hundred.
+std::shared_ptr<google::protobuf::Arena> newArena() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 64 << 10;
+  options.max_block_size = 4 << 20;
+  return std::make_shared<google::protobuf::Arena>(options);
+}
+}  // namespace
+
+Model::Model()
+    : arena_(newArena()),
+      proto_(newProto<onnx::ModelProto>(arena_.get())),
+      graph_(std::make_unique<Graph>(this)) {}
 Model::~Model() = default;
 
 namespace {
@@ -13,20 +27,20 @@ bool sameDomain(absl::string_view a, absl::string_view b) {
 }  // namespace
 
 std::optional<int64_t> Model::opsetVersion(absl::string_view domain) const {
-  for (const auto& opset : proto_.opset_import()) {
+  for (const auto& opset : proto_->opset_import()) {
     if (sameDomain(opset.domain(), domain)) return opset.version();
   }
   return std::nullopt;
 }
 
 void Model::setOpsetVersion(const std::string& domain, int64_t version) {
-  for (auto& opset : *proto_.mutable_opset_import()) {
+  for (auto& opset : *proto_->mutable_opset_import()) {
     if (sameDomain(opset.domain(), domain)) {
       opset.set_version(version);
       return;
     }
   }
-  auto* opset = proto_.add_opset_import();
+  auto* opset = proto_->add_opset_import();
   opset->set_domain(domain);
   opset->set_version(version);
 }
@@ -48,7 +62,7 @@ void Model::buildNameTables() {
     for (Value* input : graph.inputs()) value_names_->reserve(input->name());
     for (Value* initializer : graph.initializers()) value_names_->reserve(initializer->name());
     // A stale value_info entry would attach itself to a new value that took its name.
-    for (const auto& entry : graph.orphan_value_infos_) value_names_->reserve(entry.second.name());
+    for (const auto& entry : graph.orphan_value_infos_) value_names_->reserve(entry.second->name());
     for (Node& node : graph) {
       if (!node.name().empty()) node_names_->reserve(node.name());
       for (Value* output : node.outputs()) {

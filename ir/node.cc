@@ -2,13 +2,14 @@
 
 namespace onnxopt::ir {
 
+Node::Node(Graph* graph) : graph_(graph), proto_(newProto<onnx::NodeProto>(graph->arena())) {}
 Node::~Node() = default;
 
 void Node::setDomain(const std::string& domain) {
   if (domain.empty()) {
-    proto_.clear_domain();
+    proto_->clear_domain();
   } else {
-    proto_.set_domain(domain);
+    proto_->set_domain(domain);
   }
 }
 

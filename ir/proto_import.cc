@@ -1,7 +1,13 @@
-// ModelProto -> IR. Everything is moved out of the proto (Swap), never copied, so weights are not
-// duplicated; what the IR does not model stays in the residue protos for a lossless save.
+// ModelProto -> IR. The IR keeps the parsed messages themselves: each node, tensor, value info and
+// graph is taken out of its repeated field by pointer (UnsafeArenaExtractSubrange) and becomes
+// the residue its IR object refers to, so nothing is copied or swapped. The messages live on the
+// Model's arena (a model parsed by loadModelFromFile/Bytes) or on the heap (importModel of a
+// caller's proto), in which case ProtoPtr owns each of them. What the IR does not model stays in
+// the residues for a lossless save.
 
 #include <queue>
+
+#include "absl/container/inlined_vector.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -54,6 +60,16 @@ void collectCaptures(const Graph& graph, const Graph* outer, std::vector<Value*>
   }
 }
 
+// Takes every element out of `field` (which is left empty), keeping their order.
+template <typename T>
+std::vector<ProtoPtr<T>> takeAll(google::protobuf::RepeatedPtrField<T>* field) {
+  std::vector<ProtoPtr<T>> taken;
+  taken.reserve(field->size());
+  for (T& element : *field) taken.emplace_back(&element);
+  field->UnsafeArenaExtractSubrange(0, field->size(), nullptr);
+  return taken;
+}
+
 bool hasUnknownField(const google::protobuf::Message& message, int number) {
   const auto& unknown = message.GetReflection()->GetUnknownFields(message);
   for (int i = 0; i < unknown.field_count(); ++i) {
@@ -69,16 +85,23 @@ class ProtoImporter {
   ProtoImporter(Model* model, const LoadOptions& options, std::string base_dir)
       : model_(model), options_(options), base_dir_(std::move(base_dir)) {}
 
-  absl::Status importModel(onnx::ModelProto& proto) {
-    if (!proto.has_graph()) return absl::InvalidArgumentError("the model has no graph");
-    std::unique_ptr<onnx::GraphProto> graph(proto.release_graph());
-    model_->proto_.Swap(&proto);
+  static onnx::ModelProto* newModelProto(Model& model) {
+    return newProto<onnx::ModelProto>(model.arena_.get());
+  }
+
+  absl::Status importModel(onnx::ModelProto* proto) {
+    model_->proto_.reset(proto);
+    if (!proto->has_graph()) return absl::InvalidArgumentError("the model has no graph");
+    ProtoPtr<onnx::GraphProto> graph(proto->unsafe_arena_release_graph());
     model_->base_dir_ = base_dir_;
-    return importGraph(*graph, model_->graph_.get(), nullptr);
+    return importGraph(std::move(graph), model_->graph_.get(), nullptr);
   }
 
  private:
-  absl::Status importGraph(onnx::GraphProto& proto, Graph* graph, const Scope* parent) {
+  absl::Status importGraph(ProtoPtr<onnx::GraphProto> graph_proto, Graph* graph,
+                           const Scope* parent) {
+    graph->proto_ = std::move(graph_proto);
+    onnx::GraphProto& proto = *graph->proto_;
     Scope scope;
     scope.parent = parent;
     scope.values.reserve(proto.input_size() + proto.initializer_size() + proto.node_size() * 2);
@@ -87,21 +110,20 @@ class ProtoImporter {
                                            describeNode(*graph->parentNode()))
                             : std::string();
 
-    for (onnx::ValueInfoProto& input : *proto.mutable_input()) {
-      Value* value = graph->newValue(input.name());
+    for (ProtoPtr<onnx::ValueInfoProto>& input : takeAll(proto.mutable_input())) {
+      Value* value = graph->newValue(input->name());
       if (!scope.values.emplace(value->name(), value).second) {
         return absl::InvalidArgumentError(
-            absl::StrCat("graph input '", input.name(), "' is declared twice", where));
+            absl::StrCat("graph input '", input->name(), "' is declared twice", where));
       }
       value->is_graph_input_ = true;
-      value->input_info_ = std::make_unique<onnx::ValueInfoProto>();
-      value->input_info_->Swap(&input);
+      value->input_info_ = std::move(input);
       graph->inputs_.push_back(value);
     }
 
-    for (onnx::TensorProto& tensor : *proto.mutable_initializer()) {
-      const std::string name = tensor.name();
-      auto imported = importTensor(tensor);
+    for (ProtoPtr<onnx::TensorProto>& tensor : takeAll(proto.mutable_initializer())) {
+      const std::string name = tensor->name();
+      auto imported = importTensor(std::move(tensor));
       if (!imported.ok()) return imported.status();
       Value* value = nullptr;
       auto it = scope.values.find(name);
@@ -120,8 +142,8 @@ class ProtoImporter {
       graph->initializers_.push_back(value);
     }
 
-    for (onnx::SparseTensorProto& sparse : *proto.mutable_sparse_initializer()) {
-      const std::string name = sparse.values().name();
+    for (ProtoPtr<onnx::SparseTensorProto>& sparse : takeAll(proto.mutable_sparse_initializer())) {
+      const std::string name = sparse->values().name();
       auto it = scope.values.find(name);
       Value* value = nullptr;
       if (it != scope.values.end() && it->second->is_graph_input_ && !it->second->isInitializer() &&
@@ -134,8 +156,7 @@ class ProtoImporter {
         value = graph->newValue(name);
         scope.values.emplace(value->name(), value);
       }
-      value->sparse_initializer_ = std::make_unique<onnx::SparseTensorProto>();
-      value->sparse_initializer_->Swap(&sparse);
+      value->sparse_initializer_ = std::move(sparse);
       value->initializer_slot_ = static_cast<uint32_t>(graph->initializers_.size());
       graph->initializers_.push_back(value);
     }
@@ -147,8 +168,9 @@ class ProtoImporter {
     graph->nodes_.reserve(proto.node_size());
     graph->values_.reserve(proto.input_size() + proto.initializer_size() +
                            proto.sparse_initializer_size());
-    for (onnx::NodeProto& node_proto : *proto.mutable_node()) {
-      graph->nodes_.push_back(std::unique_ptr<Node>(new Node(graph)));
+    for (ProtoPtr<onnx::NodeProto>& taken : takeAll(proto.mutable_node())) {
+      onnx::NodeProto& node_proto = *taken;
+      graph->nodes_.push_back(std::unique_ptr<Node>(new Node(graph, std::move(taken))));
       Node* node = graph->nodes_.back().get();
       nodes.push_back(node);
       node->outputs_.reserve(node_proto.output_size());
@@ -168,12 +190,13 @@ class ProtoImporter {
               where));
         }
       }
-      node_proto.clear_output();
+      // The names were moved into the Values; drop the emptied strings (DeleteSubrange frees them
+      // on the heap and leaves them to the arena otherwise).
+      node_proto.mutable_output()->DeleteSubrange(0, node_proto.output_size());
     }
 
-    for (int i = 0; i < proto.node_size(); ++i) {
-      onnx::NodeProto& node_proto = *proto.mutable_node(i);
-      Node* node = nodes[i];
+    for (Node* node : nodes) {
+      onnx::NodeProto& node_proto = *node->proto_;
       node->inputs_.reserve(node_proto.input_size());
       node->input_use_slots_.reserve(node_proto.input_size());
       node->attributes_.reserve(node_proto.attribute_size());
@@ -190,65 +213,66 @@ class ProtoImporter {
         }
         node->addInput(value);
       }
-      node_proto.clear_input();
-      for (onnx::AttributeProto& attribute : *node_proto.mutable_attribute()) {
-        absl::Status status = importAttribute(attribute, node_proto, node, scope);
-        if (!status.ok()) return status;
+      node_proto.mutable_input()->DeleteSubrange(0, node_proto.input_size());
+      if (node_proto.attribute_size() > 0) {
+        absl::InlinedVector<ProtoPtr<onnx::AttributeProto>, 4> attributes;
+        for (onnx::AttributeProto& attribute : *node_proto.mutable_attribute()) {
+          attributes.emplace_back(&attribute);
+        }
+        node_proto.mutable_attribute()->UnsafeArenaExtractSubrange(0, node_proto.attribute_size(),
+                                                                   nullptr);
+        for (ProtoPtr<onnx::AttributeProto>& attribute : attributes) {
+          absl::Status status = importAttribute(std::move(attribute), node, scope);
+          if (!status.ok()) return status;
+        }
       }
-      node_proto.clear_attribute();
-      node->proto_.Swap(&node_proto);
     }
 
     absl::Status ordered = linkInTopologicalOrder(graph, nodes, where);
     if (!ordered.ok()) return ordered;
 
-    for (onnx::ValueInfoProto& output : *proto.mutable_output()) {
-      Value* value = scope.lookup(output.name());
+    for (ProtoPtr<onnx::ValueInfoProto>& output : takeAll(proto.mutable_output())) {
+      Value* value = scope.lookup(output->name());
       if (value == nullptr) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "graph output '", output.name(), "'", where,
+            "graph output '", output->name(), "'", where,
             " is not defined by any node, graph input or initializer"));
       }
-      graph->addOutput(value);
-      graph->output_infos_.back()->Swap(&output);
+      graph->outputs_.push_back(nullptr);
+      graph->output_use_slots_.push_back(0);
+      graph->output_infos_.push_back(std::move(output));
+      graph->setOutput(graph->outputs_.size() - 1, value);
     }
 
-    for (onnx::ValueInfoProto& info : *proto.mutable_value_info()) {
+    for (ProtoPtr<onnx::ValueInfoProto>& info : takeAll(proto.mutable_value_info())) {
       const uint64_t order = graph->next_value_info_order_++;
-      auto it = scope.values.find(info.name());
+      auto it = scope.values.find(info->name());
       if (it != scope.values.end() && it->second->value_info_ == nullptr) {
         Value* value = it->second;
-        value->value_info_ = std::make_unique<onnx::ValueInfoProto>();
-        value->value_info_->Swap(&info);
+        value->value_info_ = std::move(info);
         value->value_info_order_ = order;
       } else {
-        graph->orphan_value_infos_.emplace_back(order, onnx::ValueInfoProto());
-        graph->orphan_value_infos_.back().second.Swap(&info);
+        graph->orphan_value_infos_.emplace_back(order, std::move(info));
       }
     }
-
-    proto.clear_node();
-    proto.clear_input();
-    proto.clear_output();
-    proto.clear_initializer();
-    proto.clear_sparse_initializer();
-    proto.clear_value_info();
-    graph->proto_.Swap(&proto);
+    // `proto` is now the graph's residue: its repeated fields are empty.
     return absl::OkStatus();
   }
 
-  absl::Status importAttribute(onnx::AttributeProto& proto, const onnx::NodeProto& node_proto,
-                               Node* node, const Scope& scope) {
+  absl::Status importAttribute(ProtoPtr<onnx::AttributeProto> owned, Node* node,
+                               const Scope& scope) {
+    onnx::AttributeProto& proto = *owned;
+    const onnx::NodeProto& node_proto = *node->proto_;
     constexpr int kTypeField = 20;
     if ((!proto.has_type() && hasUnknownField(proto, kTypeField)) ||
         (proto.has_type() && proto.type() == onnx::AttributeProto::UNDEFINED)) {
       return absl::InvalidArgumentError(absl::StrCat(
           describeNode(node_proto), ": attribute '", proto.name(), "' has an unknown type"));
     }
-    std::vector<std::unique_ptr<onnx::GraphProto>> subgraph_protos;
-    if (proto.has_g()) subgraph_protos.emplace_back(proto.release_g());
+    std::vector<ProtoPtr<onnx::GraphProto>> subgraph_protos;
+    if (proto.has_g()) subgraph_protos.emplace_back(proto.unsafe_arena_release_g());
     while (proto.graphs_size() > 0) {
-      subgraph_protos.emplace_back(proto.mutable_graphs()->ReleaseLast());
+      subgraph_protos.emplace_back(proto.mutable_graphs()->UnsafeArenaReleaseLast());
     }
     if (proto.has_type() && proto.type() == onnx::AttributeProto::GRAPHS) {
       std::reverse(subgraph_protos.begin(), subgraph_protos.end());
@@ -258,12 +282,12 @@ class ProtoImporter {
       auto checked = resolveExternalData(proto.t(), base_dir_);
       if (!checked.ok()) return annotate(checked.status(), node_proto);
     }
-    node->attributes_.emplace_back(std::move(proto));
+    node->attributes_.push_back(Attribute(std::move(owned)));
     Attribute& attribute = node->attributes_.back();
     for (auto& subgraph_proto : subgraph_protos) {
       attribute.mutableGraphs().push_back(std::make_unique<Graph>(model_, node));
       Graph* subgraph = attribute.mutableGraphs().back().get();
-      absl::Status status = importGraph(*subgraph_proto, subgraph, &scope);
+      absl::Status status = importGraph(std::move(subgraph_proto), subgraph, &scope);
       if (!status.ok()) return status;
     }
     return absl::OkStatus();
@@ -273,13 +297,17 @@ class ProtoImporter {
     return absl::Status(status.code(), absl::StrCat(describeNode(node), ": ", status.message()));
   }
 
-  absl::StatusOr<std::shared_ptr<Tensor>> importTensor(onnx::TensorProto& proto) {
-    if (proto.data_location() != onnx::TensorProto::EXTERNAL) {
-      return std::make_shared<Tensor>(std::move(proto));
+  absl::StatusOr<std::shared_ptr<Tensor>> importTensor(ProtoPtr<onnx::TensorProto> proto) {
+    // A tensor on the model's arena keeps the arena alive: it may outlive the model.
+    std::shared_ptr<google::protobuf::Arena> arena;
+    if (proto->GetArena() != nullptr) arena = model_->arena_;
+    if (proto->data_location() != onnx::TensorProto::EXTERNAL) {
+      return std::shared_ptr<Tensor>(new Tensor(std::move(proto), std::move(arena), std::nullopt));
     }
-    auto external = resolveExternalData(proto, base_dir_);
+    auto external = resolveExternalData(*proto, base_dir_);
     if (!external.ok()) return external.status();
-    auto tensor = std::make_shared<Tensor>(std::move(proto), *std::move(external));
+    auto tensor = std::shared_ptr<Tensor>(
+        new Tensor(std::move(proto), std::move(arena), *std::move(external)));
     if (options_.load_external_data) {
       absl::Status loaded = tensor->loadExternalData();
       if (!loaded.ok()) return loaded;
@@ -368,10 +396,16 @@ class ProtoImporter {
   std::string base_dir_;
 };
 
-absl::StatusOr<std::unique_ptr<Model>> importModelFrom(onnx::ModelProto& proto,
+std::pair<std::unique_ptr<Model>, onnx::ModelProto*> newModelToParse() {
+  auto model = std::make_unique<Model>();
+  onnx::ModelProto* proto = ProtoImporter::newModelProto(*model);
+  return {std::move(model), proto};
+}
+
+absl::StatusOr<std::unique_ptr<Model>> importModelFrom(std::unique_ptr<Model> model,
+                                                       onnx::ModelProto* proto,
                                                        const LoadOptions& options,
                                                        std::string base_dir) {
-  auto model = std::make_unique<Model>();
   ProtoImporter importer(model.get(), options, std::move(base_dir));
   absl::Status status = importer.importModel(proto);
   if (!status.ok()) return status;

@@ -5,8 +5,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "onnx/onnx_pb.h"
 #include "onnxopt/ir/ir.h"
@@ -14,15 +16,25 @@
 
 namespace onnxopt::ir {
 
-// Moves the proto's contents into a new Model; external data resolves against `base_dir`.
-absl::StatusOr<std::unique_ptr<Model>> importModelFrom(onnx::ModelProto& proto,
+// A new Model, and an empty ModelProto on the model's arena to parse into: then hand both to
+// importModelFrom, so that the IR refers to the parsed messages where they are.
+std::pair<std::unique_ptr<Model>, onnx::ModelProto*> newModelToParse();
+
+// Imports `proto` into `model`: either the ModelProto of newModelToParse() or a heap ModelProto
+// that the model then owns. The IR keeps the messages themselves (no copies, no swaps).
+// External data resolves against `base_dir`.
+absl::StatusOr<std::unique_ptr<Model>> importModelFrom(std::unique_ptr<Model> model,
+                                                       onnx::ModelProto* proto,
                                                        const LoadOptions& options,
                                                        std::string base_dir);
 
-// Builds a ModelProto from the IR. In kLend mode the IR's protos (tensors, nodes, attributes,
-// value infos) are swapped into the output instead of copied, which makes saving cost no copy of
-// the weights; the destructor swaps them back, so the output must not outlive the exporter and
-// the model must not be read meanwhile.
+// Assembles a ModelProto from the IR's own messages. The IR keeps every message it does not model
+// in a residue (a NodeProto without inputs, outputs and attributes; a GraphProto without nodes,
+// inputs, ...); lending puts the pieces back into those residues by pointer
+// (UnsafeArenaAddAllocated: operand names are the Values' own strings, nothing is copied), and
+// restore() (or the destructor) takes them out again (UnsafeArenaExtractSubrange). Meanwhile the
+// model must not be read or changed, and the lent proto must not outlive the exporter. kCopy
+// mode lends, copies the result into the output, and gives back at once.
 class ProtoExporter {
  public:
   enum class Mode { kCopy, kLend };
@@ -35,25 +47,25 @@ class ProtoExporter {
   ProtoExporter& operator=(const ProtoExporter&) = delete;
   ~ProtoExporter() { restore(); }
 
+  // `out` gets a copy of the model's own fields and (kLend) the lent graph, or (kCopy) a copy.
   void exportModel(const Model& model, onnx::ModelProto* out);
-  // Gives back everything lent; the output proto is garbage afterwards.
+  // The model's own ModelProto with its graph lent in (kLend only): serialize it, then restore().
+  const onnx::ModelProto& lend(const Model& model);
+  // Gives back everything lent; the lent proto is garbage afterwards.
   void restore();
 
  private:
-  enum class LoanKind { kNode, kAttribute, kTensor, kValueInfo, kSparseTensor };
-  struct Loan {
-    LoanKind kind;
-    google::protobuf::Message* out;
-    google::protobuf::Message* ir;
-  };
-
-  void exportGraph(const Graph& graph, onnx::GraphProto* out);
-  template <typename Message>
-  void transfer(const Message& ir, Message* out, LoanKind kind);
+  onnx::GraphProto* lendGraph(const Graph& graph);
 
   Mode mode_;
   TensorOverride tensor_override_;
-  std::vector<Loan> loans_;
+  onnx::ModelProto* graph_lent_to_ = nullptr;
+  std::vector<onnx::GraphProto*> lent_graphs_;
+  std::vector<onnx::NodeProto*> lent_nodes_;
+  std::vector<onnx::AttributeProto*> lent_attributes_;
+  // Tensors shared by several initializers (lent once), and the copies written for the others.
+  absl::flat_hash_set<const onnx::TensorProto*> shared_tensors_;
+  std::vector<std::unique_ptr<onnx::TensorProto>> copies_;
 };
 
 }  // namespace onnxopt::ir

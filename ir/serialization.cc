@@ -257,10 +257,10 @@ absl::StatusOr<std::unique_ptr<Model>> loadModelFromFile(const std::string& path
   const int fd = open(path.c_str(), O_RDONLY);
   if (fd < 0) return errnoError(path, "open the model");
   absl::Cleanup close_fd = [fd] { close(fd); };
-  onnx::ModelProto proto;
+  auto [model, proto] = newModelToParse();
   {
     google::protobuf::io::FileInputStream stream(fd, 1 << 20);
-    if (!proto.ParseFromZeroCopyStream(&stream)) {
+    if (!proto->ParseFromZeroCopyStream(&stream)) {
       if (stream.GetErrno() != 0) {
         errno = stream.GetErrno();
         return errnoError(path, "read the model");
@@ -270,9 +270,9 @@ absl::StatusOr<std::unique_ptr<Model>> loadModelFromFile(const std::string& path
                 "deeply, or 2 GiB or more)"));
     }
   }
-  auto model = importModelFrom(proto, options, dirName(path));
-  if (!model.ok()) return prefixed(path, model.status());
-  return model;
+  auto imported = importModelFrom(std::move(model), proto, options, dirName(path));
+  if (!imported.ok()) return prefixed(path, imported.status());
+  return imported;
 }
 
 absl::StatusOr<std::unique_ptr<Model>> loadModelFromBytes(absl::string_view bytes,
@@ -280,23 +280,26 @@ absl::StatusOr<std::unique_ptr<Model>> loadModelFromBytes(absl::string_view byte
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return absl::InvalidArgumentError("the model is 2 GiB or more: protobuf cannot parse it");
   }
-  onnx::ModelProto proto;
-  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+  auto [model, proto] = newModelToParse();
+  if (!proto->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return absl::InvalidArgumentError(
         "not a valid ONNX model (the protobuf data is truncated, corrupt or nested too deeply)");
   }
-  return importModelFrom(proto, options, options.external_data_dir);
+  return importModelFrom(std::move(model), proto, options, options.external_data_dir);
 }
 
 absl::StatusOr<std::unique_ptr<Model>> importModel(onnx::ModelProto&& proto,
                                                    const LoadOptions& options) {
-  return importModelFrom(proto, options, options.external_data_dir);
+  // The model takes the caller's messages as they are: a heap proto, owned from now on (Swap
+  // between heap messages moves pointers, no bytes).
+  auto* owned = new onnx::ModelProto;
+  owned->Swap(&proto);
+  return importModelFrom(std::make_unique<Model>(), owned, options, options.external_data_dir);
 }
 
 absl::StatusOr<std::string> saveModelToBytes(const Model& model) {
-  onnx::ModelProto proto;
   ProtoExporter exporter(ProtoExporter::Mode::kLend);
-  exporter.exportModel(model, &proto);
+  const onnx::ModelProto& proto = exporter.lend(model);
   const size_t size = proto.ByteSizeLong();
   if (size > static_cast<size_t>(INT_MAX)) return tooLarge(static_cast<int64_t>(size));
   // ByteSizeLong above cached every message's size: serialize with them, not a second pass.
@@ -352,19 +355,17 @@ absl::Status saveModelToFile(const Model& model, const std::string& requested_pa
   auto pending = PendingFile::create(path);
   if (!pending.ok()) return pending.status();
   {
-    onnx::ModelProto proto;
     auto exporter = std::make_unique<ProtoExporter>(ProtoExporter::Mode::kLend, replacement);
-    exporter->exportModel(model, &proto);
-    const int64_t size = static_cast<int64_t>(proto.ByteSizeLong());
+    const onnx::ModelProto* proto = &exporter->lend(model);
+    const int64_t size = static_cast<int64_t>(proto->ByteSizeLong());
     if (size > options.max_inline_bytes) {
       exporter.reset();  // gives the lent parts back before they are inspected
-      proto.Clear();
       status = offloadLargeTensors(model, size - options.max_inline_bytes, writer);
       if (!status.ok()) return prefixed(path, status);
       exporter = std::make_unique<ProtoExporter>(ProtoExporter::Mode::kLend, replacement);
-      exporter->exportModel(model, &proto);
-      if (proto.ByteSizeLong() > static_cast<size_t>(INT_MAX)) {
-        return prefixed(path, tooLarge(static_cast<int64_t>(proto.ByteSizeLong())));
+      proto = &exporter->lend(model);
+      if (proto->ByteSizeLong() > static_cast<size_t>(INT_MAX)) {
+        return prefixed(path, tooLarge(static_cast<int64_t>(proto->ByteSizeLong())));
       }
     }
     // The sizes are cached by the ByteSizeLong above: serialize with them.
@@ -372,7 +373,7 @@ absl::Status saveModelToFile(const Model& model, const std::string& requested_pa
     bool written;
     {
       google::protobuf::io::CodedOutputStream coded(&stream);
-      proto.SerializeWithCachedSizes(&coded);
+      proto->SerializeWithCachedSizes(&coded);
       written = !coded.HadError();
     }
     if (!written || !stream.Flush()) {

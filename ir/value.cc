@@ -22,7 +22,7 @@ Type Value::type() const {
 
 void Value::setType(const Type& type) {
   if (!value_info_) {
-    value_info_ = std::make_unique<onnx::ValueInfoProto>();
+    value_info_.reset(newProto<onnx::ValueInfoProto>(graph_->arena()));
     value_info_order_ = graph_->next_value_info_order_++;
   }
   type.writeTo(value_info_->mutable_type());

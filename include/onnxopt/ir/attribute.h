@@ -7,10 +7,12 @@
 
 #include "absl/types/span.h"
 #include "onnx/onnx_pb.h"
+#include "onnxopt/ir/proto_ptr.h"
 
 namespace onnxopt::ir {
 
 class Graph;
+class ProtoImporter;
 
 // A node attribute. Everything but graphs stays in the AttributeProto it was read from (so every
 // attribute type, doc strings and unknown fields survive); graph-valued attributes (`g`,
@@ -31,26 +33,32 @@ class Attribute {
   static Attribute makeFloats(const std::string& name, absl::Span<const float> values);
   static Attribute makeTensor(const std::string& name, onnx::TensorProto value);
 
-  const std::string& name() const { return proto_.name(); }
-  Kind kind() const { return proto_.type(); }
+  const std::string& name() const { return proto_->name(); }
+  Kind kind() const { return proto_->type(); }
 
-  int64_t i() const { return proto_.i(); }
-  float f() const { return proto_.f(); }
-  const std::string& s() const { return proto_.s(); }
-  const google::protobuf::RepeatedField<int64_t>& ints() const { return proto_.ints(); }
-  const google::protobuf::RepeatedField<float>& floats() const { return proto_.floats(); }
-  const onnx::TensorProto& t() const { return proto_.t(); }
+  int64_t i() const { return proto_->i(); }
+  float f() const { return proto_->f(); }
+  const std::string& s() const { return proto_->s(); }
+  const google::protobuf::RepeatedField<int64_t>& ints() const { return proto_->ints(); }
+  const google::protobuf::RepeatedField<float>& floats() const { return proto_->floats(); }
+  const onnx::TensorProto& t() const { return proto_->t(); }
 
   // GRAPH attributes hold one graph, GRAPHS attributes any number; others none.
   const std::vector<std::unique_ptr<Graph>>& graphs() const { return graphs_; }
   std::vector<std::unique_ptr<Graph>>& mutableGraphs() { return graphs_; }
 
   // The attribute without its graphs.
-  const onnx::AttributeProto& proto() const { return proto_; }
-  onnx::AttributeProto& mutableProto() { return proto_; }
+  const onnx::AttributeProto& proto() const { return *proto_; }
+  onnx::AttributeProto& mutableProto() { return *proto_; }
 
  private:
-  onnx::AttributeProto proto_;
+  friend class ProtoImporter;
+  // Borrows `proto` if it lives on an arena (the model's, when importing), else owns it.
+  explicit Attribute(ProtoPtr<onnx::AttributeProto> proto) : proto_(std::move(proto)) {}
+
+  // Owned: a heap message (attributes made by passes). Borrowed: a message on the model's arena,
+  // so an attribute read from a model must not outlive it.
+  ProtoPtr<onnx::AttributeProto> proto_;
   std::vector<std::unique_ptr<Graph>> graphs_;
 };
 

@@ -19,6 +19,7 @@
 #include "onnx/onnx_pb.h"
 #include "onnxopt/ir/attribute.h"
 #include "onnxopt/ir/name_table.h"
+#include "onnxopt/ir/proto_ptr.h"
 #include "onnxopt/ir/tensor.h"
 #include "onnxopt/ir/type.h"
 
@@ -110,9 +111,9 @@ class Value {
   uint32_t output_index_ = 0;
   bool is_graph_input_ = false;
   std::shared_ptr<Tensor> initializer_;
-  std::unique_ptr<onnx::SparseTensorProto> sparse_initializer_;
-  std::unique_ptr<onnx::ValueInfoProto> input_info_;
-  std::unique_ptr<onnx::ValueInfoProto> value_info_;
+  ProtoPtr<onnx::SparseTensorProto> sparse_initializer_;
+  ProtoPtr<onnx::ValueInfoProto> input_info_;
+  ProtoPtr<onnx::ValueInfoProto> value_info_;
   uint64_t value_info_order_ = 0;
   uint32_t initializer_slot_ = 0;  // index in the graph's initializer list
   std::vector<Use> uses_;
@@ -124,13 +125,13 @@ class Node {
   Node& operator=(const Node&) = delete;
   ~Node();
 
-  const std::string& opType() const { return proto_.op_type(); }
-  void setOpType(const std::string& op_type) { proto_.set_op_type(op_type); }
+  const std::string& opType() const { return proto_->op_type(); }
+  void setOpType(const std::string& op_type) { proto_->set_op_type(op_type); }
   // "" is the default ONNX domain ("ai.onnx" reads the same).
-  const std::string& domain() const { return proto_.domain(); }
+  const std::string& domain() const { return proto_->domain(); }
   void setDomain(const std::string& domain);
-  const std::string& name() const { return proto_.name(); }
-  void setName(const std::string& name) { proto_.set_name(name); }
+  const std::string& name() const { return proto_->name(); }
+  void setName(const std::string& name) { proto_->set_name(name); }
   bool is(absl::string_view op_type, absl::string_view domain = "") const;
 
   Graph* graph() const { return graph_; }
@@ -177,8 +178,8 @@ class Node {
 
   // The NodeProto without inputs, outputs and attributes: name, op_type, domain, doc_string and
   // fields this version of ONNX does not know.
-  const onnx::NodeProto& proto() const { return proto_; }
-  onnx::NodeProto& mutableProto() { return proto_; }
+  const onnx::NodeProto& proto() const { return *proto_; }
+  onnx::NodeProto& mutableProto() { return *proto_; }
 
  private:
   friend class Graph;
@@ -187,13 +188,15 @@ class Node {
   friend class ProtoExporter;
   friend class Verifier;
   friend class NodeIterator;
-  explicit Node(Graph* graph) : graph_(graph) {}
+  // A new node's NodeProto is made on the model's arena; an imported node's is the parsed one.
+  explicit Node(Graph* graph);
+  Node(Graph* graph, ProtoPtr<onnx::NodeProto> proto) : graph_(graph), proto_(std::move(proto)) {}
 
   Value* addOutput(std::string name);
   void addOmittedOutput();
 
   Graph* graph_;
-  onnx::NodeProto proto_;
+  ProtoPtr<onnx::NodeProto> proto_;
   std::vector<Value*> inputs_;
   std::vector<uint32_t> input_use_slots_;
   std::vector<std::unique_ptr<Value>> outputs_;
@@ -238,7 +241,7 @@ class Graph {
   Node* parentNode() const { return parent_node_; }
   Graph* parentGraph() const;
 
-  const std::string& name() const { return proto_.name(); }
+  const std::string& name() const { return proto_->name(); }
 
   // --- nodes, in topological order ---
   NodeIterator begin() const { return NodeIterator(first_); }
@@ -276,8 +279,8 @@ class Graph {
 
   // The GraphProto without nodes, inputs, outputs, initializers and value_info: name, doc
   // string, quantization annotations, unknown fields.
-  const onnx::GraphProto& proto() const { return proto_; }
-  onnx::GraphProto& mutableProto() { return proto_; }
+  const onnx::GraphProto& proto() const { return *proto_; }
+  onnx::GraphProto& mutableProto() { return *proto_; }
 
  private:
   friend class Model;
@@ -291,10 +294,12 @@ class Graph {
   void unlink(Node* node);
   Value* newValue(std::string name);
   void compactInitializers() const;
+  // The arena new messages of this graph go on (null: the heap).
+  google::protobuf::Arena* arena() const;
 
   Model* model_;
   Node* parent_node_;
-  onnx::GraphProto proto_;
+  ProtoPtr<onnx::GraphProto> proto_;
   Node* first_ = nullptr;
   Node* last_ = nullptr;
   size_t num_nodes_ = 0;
@@ -303,11 +308,11 @@ class Graph {
   std::vector<Value*> inputs_;
   std::vector<Value*> outputs_;
   std::vector<uint32_t> output_use_slots_;
-  std::vector<std::unique_ptr<onnx::ValueInfoProto>> output_infos_;
+  std::vector<ProtoPtr<onnx::ValueInfoProto>> output_infos_;
   mutable std::vector<Value*> initializers_;    // null where removed, compacted lazily
   mutable size_t removed_initializers_ = 0;
   // value_info entries naming no value of this graph, kept for a lossless round trip.
-  std::vector<std::pair<uint64_t, onnx::ValueInfoProto>> orphan_value_infos_;
+  std::vector<std::pair<uint64_t, ProtoPtr<onnx::ValueInfoProto>>> orphan_value_infos_;
   uint64_t next_value_info_order_ = 0;
 };
 
@@ -321,7 +326,7 @@ class Model {
   Graph& graph() { return *graph_; }
   const Graph& graph() const { return *graph_; }
 
-  int64_t irVersion() const { return proto_.ir_version(); }
+  int64_t irVersion() const { return proto_->ir_version(); }
   // The opset version imported for `domain` ("" and "ai.onnx" are the same), or nullopt.
   std::optional<int64_t> opsetVersion(absl::string_view domain) const;
   void setOpsetVersion(const std::string& domain, int64_t version);
@@ -336,15 +341,20 @@ class Model {
 
   // The ModelProto without its graph: versions, opset imports, producer, metadata, functions,
   // training info, unknown fields.
-  const onnx::ModelProto& proto() const { return proto_; }
-  onnx::ModelProto& mutableProto() { return proto_; }
+  const onnx::ModelProto& proto() const { return *proto_; }
+  onnx::ModelProto& mutableProto() { return *proto_; }
 
  private:
+  friend class Graph;
   friend class ProtoImporter;
   friend class ProtoExporter;
   void buildNameTables();
 
-  onnx::ModelProto proto_;
+  // Declared first, so destroyed last: every message of a loaded model, and messages the IR
+  // makes later, live here (docs/ir.md, "Tensors and weights"). Shared with the Tensors that
+  // refer to it, which may outlive the model.
+  std::shared_ptr<google::protobuf::Arena> arena_;
+  ProtoPtr<onnx::ModelProto> proto_;
   std::unique_ptr<Graph> graph_;
   std::string base_dir_;
   std::unique_ptr<NameTable> value_names_;

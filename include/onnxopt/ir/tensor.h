@@ -9,8 +9,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "onnx/onnx_pb.h"
+#include "onnxopt/ir/proto_ptr.h"
 
 namespace onnxopt::ir {
+
+class ProtoImporter;
 
 // Where the bytes of an external tensor live: a resolved path inside the model's folder.
 struct ExternalData {
@@ -27,8 +30,8 @@ class Tensor {
   explicit Tensor(onnx::TensorProto&& proto);
   Tensor(onnx::TensorProto&& proto, ExternalData external);
 
-  int32_t dataType() const { return proto_.data_type(); }
-  const google::protobuf::RepeatedField<int64_t>& dims() const { return proto_.dims(); }
+  int32_t dataType() const { return proto_->data_type(); }
+  const google::protobuf::RepeatedField<int64_t>& dims() const { return proto_->dims(); }
   // Product of dims, or nullopt if it overflows int64 or a dim is negative.
   std::optional<int64_t> numElements() const;
 
@@ -38,11 +41,19 @@ class Tensor {
   absl::Status loadExternalData();
 
   // The proto: name, dims, type and data (inline, or the external_data references).
-  const onnx::TensorProto& proto() const { return proto_; }
-  onnx::TensorProto& mutableProto() { return proto_; }
+  const onnx::TensorProto& proto() const { return *proto_; }
+  onnx::TensorProto& mutableProto() { return *proto_; }
 
  private:
-  onnx::TensorProto proto_;
+  friend class ProtoImporter;
+  // Refers to `proto`, a message on `arena` (the model's), which it keeps alive.
+  Tensor(ProtoPtr<onnx::TensorProto> proto, std::shared_ptr<google::protobuf::Arena> arena,
+         std::optional<ExternalData> external);
+
+  // A Tensor may outlive its model (it is shared), so it shares the arena its proto lives on.
+  // Declared first: destroyed after the proto pointer.
+  std::shared_ptr<google::protobuf::Arena> arena_;
+  ProtoPtr<onnx::TensorProto> proto_;
   std::optional<ExternalData> external_;
 };
 
