@@ -11,8 +11,7 @@
 //       the stored expected outputs (and with the original's ORT outputs, tightly). Models ORT
 //       cannot run are listed with the reason; the set must equal ort_cannot_run.txt.
 //
-// PIPELINE: -O<n> and/or --passes=... are passed to onnx-opt. Default -O1; while onnx-opt does
-// not accept -O<n> (n > 0) yet, the driver says so and falls back to -O0.
+// PIPELINE: -O<n> and/or --passes=... are passed to onnx-opt. Default -O1.
 // Options: --jobs J (parallel onnx-opt runs and ORT worker processes, default 2), --seed N,
 // --runs K, --strict, --keep-dir DIR (keep the optimized models there), --timeout S (per model
 // and step, default 300), --onnx-opt-arg ARG (any other onnx-opt argument, repeatable);
@@ -85,24 +84,6 @@ function parseArgs(argv) {
   if (!o.corpus && o.models.length === 0) die('no models given');
   if (o.corpus && o.models.length) die('--corpus takes no model arguments (use --filter)');
   return o;
-}
-
-// -O1 is the default pipeline; onnx-opt accepts only -O0 until the pass pipeline lands.
-function resolvePipeline(o) {
-  const pipeline = o.pipeline.length ? [...o.pipeline] : ['-O1'];
-  const notes = [];
-  for (let k = 0; k < pipeline.length; ++k) {
-    const level = pipeline[k];
-    if (!/^-O\d+$/.test(level) || level === '-O0') continue;
-    // An unsupported level is a usage error (exit 2) before --help is looked at.
-    const probe = spawnSync(o.onnxOpt, [level, '--help'], { encoding: 'utf8' });
-    if (probe.status !== 0) {
-      const why = (probe.stderr || '').split('\n')[0].trim();
-      notes.push(`NOTE: onnx-opt does not accept ${level} yet (${why}); falling back to -O0`);
-      pipeline[k] = '-O0';
-    }
-  }
-  return { pipeline, notes };
 }
 
 // Runs fn over items with at most `limit` in flight; results in order.
@@ -281,8 +262,7 @@ async function main() {
   if (!harnessInstalled()) die('onnxruntime-node is not installed: run tests/equivalence/install.sh');
   const ortVer = JSON.parse(fs.readFileSync(path.join(HERE, 'node_modules', 'onnxruntime-node', 'package.json'), 'utf8')).version;
   const t0 = Date.now();
-  const { pipeline, notes } = resolvePipeline(o);
-  for (const n of notes) process.stdout.write(`${n}\n`);
+  const pipeline = o.pipeline.length ? [...o.pipeline] : ['-O1'];
   const optArgs = [...pipeline, ...o.extra];
   const work = o.keepDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'onnxopt-equivalence-'));
   fs.mkdirSync(work, { recursive: true });

@@ -5,7 +5,7 @@
 #
 # Usage: run_equivalence.sh ONNX_OPT [-O<n>] [--passes=PIPELINE] [--strict] [--seed N]
 #                           [--runs K] [--jobs J] [--keep-dir DIR] MODEL.onnx...
-#   The pipeline defaults to -O1 (-O0 while onnx-opt has no -O1). --strict makes a model that
+#   The pipeline defaults to -O1. --strict makes a model that
 #   ORT cannot run a failure instead of a skip. More in docs/equivalence.md.
 set -euo pipefail
 if (($# < 1)) || [[ "$1" == -h || "$1" == --help ]]; then
