@@ -125,9 +125,9 @@ std::optional<std::vector<int64_t>> ShapeOracle::constantInts(const ir::Value& v
     if (tensor->data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
   }
   if (tensor == nullptr || tensor->data_type() != onnx::TensorProto::INT64) return std::nullopt;
-  int64_t count = 1;
-  for (int64_t dim : tensor->dims()) count *= dim;
-  if (tensor->dims_size() > 1 || count < 0) return std::nullopt;
+  if (tensor->dims_size() > 1) return std::nullopt;
+  const int64_t count = tensor->dims_size() == 0 ? 1 : tensor->dims(0);
+  if (count < 0) return std::nullopt;
   if (tensor->has_raw_data()) {
     if (tensor->raw_data().size() != static_cast<size_t>(count) * sizeof(int64_t)) return std::nullopt;
     std::vector<int64_t> values(static_cast<size_t>(count));
