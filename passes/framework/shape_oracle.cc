@@ -129,7 +129,11 @@ std::optional<std::vector<int64_t>> ShapeOracle::constantInts(const ir::Value& v
   const int64_t count = tensor->dims_size() == 0 ? 1 : tensor->dims(0);
   if (count < 0) return std::nullopt;
   if (tensor->has_raw_data()) {
-    if (tensor->raw_data().size() != static_cast<size_t>(count) * sizeof(int64_t)) return std::nullopt;
+    // Compared by division: a crafted count times 8 could wrap around to the data's size.
+    if (tensor->raw_data().size() % sizeof(int64_t) != 0 ||
+        tensor->raw_data().size() / sizeof(int64_t) != static_cast<size_t>(count)) {
+      return std::nullopt;
+    }
     std::vector<int64_t> values(static_cast<size_t>(count));
     if (count > 0) std::memcpy(values.data(), tensor->raw_data().data(), tensor->raw_data().size());
     return values;

@@ -110,5 +110,19 @@ g (float[N,4] X, int64[2] given) => (float[N,4] Y) <int64[2] target = {1, 4}, in
   EXPECT_EQ(oracle.typeOf(*graph.findValue("Y")).shape(), shape({s("N"), k(4)}));
 }
 
+TEST(ShapeOracleTest, ConstantWhoseDimDisagreesWithItsDataIsNotReadAsInts) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,4] X) => (float[N,4] Y) <int64[1] target = {4}> { Y = Expand(X, target) }
+)");
+  ir::Value& target = *model->graph().findValue("target");
+  onnx::TensorProto& proto = target.initializer()->mutableProto();
+  proto.clear_int64_data();
+  proto.set_raw_data(std::string(8, '\0'));
+  proto.set_dims(0, (int64_t{1} << 61) + 1);  // times 8 wraps around to 8 bytes
+  ShapeOracle oracle(*model);
+  EXPECT_EQ(oracle.constantInts(target), std::nullopt);
+}
+
 }  // namespace
 }  // namespace onnxopt
