@@ -316,6 +316,49 @@ absl::StatusOr<onnx::ModelProto> exportModel(const Model& model) {
 }
 
 namespace {
+// Every TensorProto of a graph (initializers, sparse values, tensor attributes, subgraphs), in an
+// order that depends only on the proto's structure: a proto and its copy are walked alike.
+template <typename Fn>
+void forEachTensorProto(onnx::GraphProto& graph, Fn& fn) {
+  for (onnx::TensorProto& tensor : *graph.mutable_initializer()) fn(tensor);
+  for (onnx::SparseTensorProto& sparse : *graph.mutable_sparse_initializer()) {
+    fn(*sparse.mutable_values());
+  }
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+      if (attribute.has_t()) fn(*attribute.mutable_t());
+      for (onnx::TensorProto& tensor : *attribute.mutable_tensors()) fn(tensor);
+      if (attribute.has_g()) forEachTensorProto(*attribute.mutable_g(), fn);
+      for (onnx::GraphProto& subgraph : *attribute.mutable_graphs()) forEachTensorProto(subgraph, fn);
+    }
+  }
+}
+}  // namespace
+
+absl::StatusOr<onnx::ModelProto> exportModel(std::unique_ptr<Model> model) {
+  ProtoExporter exporter(ProtoExporter::Mode::kLend);
+  auto& lent = const_cast<onnx::ModelProto&>(exporter.lend(*model));
+  // The model is ours: take its weight bytes out, copy what is left, and put the bytes into the
+  // copy's tensors, which the same walk visits in the same order.
+  std::vector<std::string> weights;
+  auto take = [&weights](onnx::TensorProto& tensor) {
+    weights.emplace_back();
+    if (tensor.has_raw_data()) weights.back().swap(*tensor.mutable_raw_data());
+  };
+  forEachTensorProto(*lent.mutable_graph(), take);
+  onnx::ModelProto proto;
+  proto.CopyFrom(lent);
+  exporter.restore();
+  size_t next = 0;
+  auto give = [&weights, &next](onnx::TensorProto& tensor) {
+    std::string& bytes = weights[next++];
+    if (tensor.has_raw_data()) tensor.mutable_raw_data()->swap(bytes);
+  };
+  forEachTensorProto(*proto.mutable_graph(), give);
+  return proto;
+}
+
+namespace {
 // Writing through a symlink replaces its target and keeps the link.
 std::string followSymlink(const std::string& path) {
   struct stat info;

@@ -132,6 +132,22 @@ TEST(SerializationTest, WeightsAreMovedNotCopied) {
       << "saving must lend the weights and give the same buffer back";
 }
 
+TEST(SerializationTest, ConsumingExportMovesTheWeights) {
+  onnx::ModelProto proto = parseProto(kLinear);
+  onnx::TensorProto* weight = proto.mutable_graph()->mutable_initializer(0);
+  weight->clear_float_data();
+  weight->set_dims(1, 1 << 18);
+  weight->set_raw_data(std::string(1 << 20, 'w'));
+  const std::string expected = serialize(proto);
+  auto model = loadModelFromBytes(expected);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const char* bytes_before = (*model)->graph().initializers()[0]->initializer()->proto().raw_data().data();
+  auto exported = exportModel(*std::move(model));
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  EXPECT_EQ(exported->graph().initializer(0).raw_data().data(), bytes_before);
+  EXPECT_EQ(serialize(*exported), expected);
+}
+
 TEST(SerializationTest, BadBytesAreErrorsNotCrashes) {
   auto empty = loadModelFromBytes("");
   ASSERT_FALSE(empty.ok());

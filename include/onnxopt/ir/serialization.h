@@ -50,5 +50,8 @@ absl::StatusOr<std::string> saveModelToBytes(const Model& model);
 absl::Status writeFileAtomically(const std::string& path, absl::string_view contents);
 // A copy of the model as a proto (external tensors keep their references).
 absl::StatusOr<onnx::ModelProto> exportModel(const Model& model);
+// The model as a proto, consuming it: weights stored as raw_data move into the proto instead of
+// being copied (weights in typed fields such as float_data are copied).
+absl::StatusOr<onnx::ModelProto> exportModel(std::unique_ptr<Model> model);
 
 }  // namespace onnxopt::ir
