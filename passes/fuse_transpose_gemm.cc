@@ -343,13 +343,8 @@ class FoldGemmOutputTranspose final : public RewritePattern {
 
     if (failed(rewriter.match(transpose, {gemm}))) return failure();
 
-    ir::Value* c_operand = c;
-    if (new_c) {
-      ir::Graph& graph = *gemm->graph();
-      const std::string name = rewriter.model().valueNames().fresh(c->name() + "_transposed");
-      new_c->set_name(name);
-      c_operand = graph.addInitializer(name, std::make_shared<ir::Tensor>(std::move(*new_c)));
-    }
+    ir::Value* c_operand =
+        new_c ? rewriter.createInitializer(c->name() + "_transposed", std::move(*new_c)) : c;
     std::vector<ir::Value*> inputs = {gemm->input(1), gemm->input(0)};
     if (c_operand != nullptr) inputs.push_back(c_operand);
     ir::Node* fused = rewriter.createNode("Gemm", inputs, {transpose.output(0)->name()});

@@ -183,6 +183,16 @@ ir::Node* PatternRewriter::createNode(const std::string& op_type,
   return node;
 }
 
+ir::Value* PatternRewriter::createInitializer(const std::string& name_hint,
+                                             onnx::TensorProto tensor) {
+  beginChange(*offered_root_);
+  ir::Node* root = matched_root_ ? matched_root_ : offered_root_;
+  const std::string name = model_.valueNames().fresh(name_hint);
+  tensor.set_name(name);
+  ++change_count_;
+  return root->graph()->addInitializer(name, std::make_shared<ir::Tensor>(std::move(tensor)));
+}
+
 void PatternRewriter::replaceAllUsesWith(ir::Value& from, ir::Value& to) {
   if (!beginChange(*offered_root_)) return;
   if (!canReplaceAllUsesWith(from, to)) {

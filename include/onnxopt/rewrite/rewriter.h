@@ -70,6 +70,10 @@ class PatternRewriter {
                        absl::Span<const std::string> output_name_hints,
                        const std::string& domain = "");
 
+  // A new initializer holding `tensor`, in the match root's graph, named after `name_hint` (made
+  // unique).
+  ir::Value* createInitializer(const std::string& name_hint, onnx::TensorProto tensor);
+
   // Every use of `from` (graph outputs included) reads `to` instead. When `to` was created by
   // this rewrite, or `from` is an output of the main graph, the two swap names, so the model's
   // interface and readable names survive. Requires canReplaceAllUsesWith(from, to).
