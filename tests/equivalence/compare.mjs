@@ -23,6 +23,7 @@
 import readline from 'node:readline';
 import { check, loadOrt, ortVersion, DEFAULT_SEED, DEFAULT_RUNS, DEFAULT_INT_RANGE } from './lib/harness.mjs';
 import { selfTest } from './lib/selftest.mjs';
+import { walkArgs } from './lib/args.mjs';
 
 const USAGE = `usage: node compare.mjs ORIGINAL.onnx OPTIMIZED.onnx [--seed N] [--runs K] [--int-range LO,HI]
        node compare.mjs MODEL.onnx [OPTIMIZED.onnx] --expected-dir DIR
@@ -38,19 +39,7 @@ function usage(message) {
 
 function parseArgs(argv) {
   const opts = { files: [], seed: DEFAULT_SEED, runs: DEFAULT_RUNS, intRange: DEFAULT_INT_RANGE };
-  for (let i = 0; i < argv.length; ++i) {
-    let arg = argv[i];
-    let value = null;
-    const eq = arg.indexOf('=');
-    if (arg.startsWith('--') && eq > 0) {
-      value = arg.slice(eq + 1);
-      arg = arg.slice(0, eq);
-    }
-    const takeValue = () => {
-      if (value !== null) return value;
-      if (i + 1 >= argv.length) usage(`${arg} needs a value`);
-      return argv[++i];
-    };
+  walkArgs(argv, usage, (arg, takeValue, raw) => {
     switch (arg) {
       case '--seed': opts.seed = Number(takeValue()); if (!Number.isInteger(opts.seed)) usage('--seed takes an integer'); break;
       case '--runs': opts.runs = Number(takeValue()); if (!(opts.runs >= 1)) usage('--runs takes a positive integer'); break;
@@ -66,10 +55,10 @@ function parseArgs(argv) {
       case '-h': case '--help': process.stdout.write(`${USAGE}\n`); process.exit(0); break;
       case '--version': process.stdout.write(`onnxruntime-node ${ortVersion()}\n`); process.exit(0); break;
       default:
-        if (arg.startsWith('-')) usage(`unknown option '${argv[i]}'`);
+        if (arg.startsWith('-')) usage(`unknown option '${raw}'`);
         opts.files.push(arg);
     }
-  }
+  });
   return opts;
 }
 

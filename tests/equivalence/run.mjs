@@ -25,6 +25,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { walkArgs } from './lib/args.mjs';
 import readline from 'node:readline';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -42,20 +43,8 @@ function parseArgs(argv) {
     strict: false, keepDir: null, timeout: 300, corpus: false, data: DEFAULT_DATA,
     expectations: DEFAULT_EXPECTATIONS, update: false, filter: null, verbose: false,
   };
-  for (let i = 0; i < argv.length; ++i) {
-    let arg = argv[i];
-    let value = null;
-    const eq = arg.indexOf('=');
-    if (arg.startsWith('--') && eq > 0) {
-      value = arg.slice(eq + 1);
-      arg = arg.slice(0, eq);
-    }
-    const take = () => {
-      if (value !== null) return value;
-      if (i + 1 >= argv.length) die(`${arg} needs a value`);
-      return argv[++i];
-    };
-    if (/^-O\d+$/.test(arg)) { o.pipeline.push(arg); continue; }
+  walkArgs(argv, die, (arg, take, raw, rest) => {
+    if (/^-O\d+$/.test(arg)) { o.pipeline.push(arg); return; }
     switch (arg) {
       case '--onnx-opt': o.onnxOpt = take(); break;
       case '--passes': o.pipeline.push(`--passes=${take()}`); break;
@@ -72,12 +61,12 @@ function parseArgs(argv) {
       case '--update-expectations': o.update = true; break;
       case '--filter': o.filter = take(); break;
       case '--verbose': case '-v': o.verbose = true; break;
-      case '--': o.models.push(...argv.slice(i + 1)); i = argv.length; break;
+      case '--': o.models.push(...rest()); break;
       default:
-        if (arg.startsWith('-')) die(`unknown option '${argv[i]}'`);
-        o.models.push(argv[i]);
+        if (arg.startsWith('-')) die(`unknown option '${raw}'`);
+        o.models.push(raw);
     }
-  }
+  });
   if (!o.onnxOpt) die('--onnx-opt BIN is required');
   if (!fs.existsSync(o.onnxOpt)) die(`onnx-opt binary not found: ${o.onnxOpt}`);
   o.onnxOpt = path.resolve(o.onnxOpt);
