@@ -2,7 +2,8 @@
 #include <string>
 #include <vector>
 
-#include "framework_test_util.h"
+#include "onnxopt/ir/printer.h"
+#include "test_models.h"
 #include "gtest/gtest.h"
 #include "onnxopt/ir/verifier.h"
 #include "onnxopt/pass/pass_manager.h"

@@ -19,10 +19,21 @@ inline onnx::ModelProto parseProto(const std::string& text) {
   return proto;
 }
 
+// Fails the test on a parse or import error, and then returns an empty model (not null).
 inline std::unique_ptr<ir::Model> parseModel(const std::string& text) {
   auto model = ir::importModel(parseProto(text));
   EXPECT_TRUE(model.ok()) << model.status();
-  return model.ok() ? *std::move(model) : nullptr;
+  return model.ok() ? *std::move(model) : std::make_unique<ir::Model>();
+}
+
+// The node whose first output is named `output_name`, or null.
+inline ir::Node* findNode(ir::Graph& graph, const std::string& output_name) {
+  for (ir::Node& node : graph) {
+    if (node.numOutputs() > 0 && node.output(0) && node.output(0)->name() == output_name) {
+      return &node;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace onnxopt::testing
