@@ -61,6 +61,10 @@ Node* Graph::createNode(const std::string& op_type, absl::Span<Value* const> inp
   Node* node = nodes_.back().get();
   node->setOpType(op_type);
   if (!domain.empty()) node->setDomain(domain);
+  node->inputs_.reserve(inputs.size());
+  node->input_use_slots_.reserve(inputs.size());
+  node->outputs_.reserve(output_names.size());
+  node->output_ptrs_.reserve(output_names.size());
   for (Value* input : inputs) node->addInput(input);
   for (const std::string& name : output_names) {
     if (name.empty()) {

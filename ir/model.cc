@@ -58,6 +58,9 @@ NameTable& Model::nodeNames() {
 void Model::buildNameTables() {
   value_names_ = std::make_unique<NameTable>();
   node_names_ = std::make_unique<NameTable>();
+  // Most nodes have a name and one output; subgraphs, if any, grow the tables as they go.
+  node_names_->expect(graph_->numNodes());
+  value_names_->expect(graph_->numNodes() + graph_->inputs().size() + graph_->initializers_.size());
   forEachGraph(*graph_, [this](Graph& graph) {
     for (Value* input : graph.inputs()) value_names_->reserve(input->name());
     for (Value* initializer : graph.initializers()) value_names_->reserve(initializer->name());

@@ -154,10 +154,11 @@ class FuseMatMulAdd final : public RewritePattern {
 
   LogicalResult tryFuse(ir::Node& add, ir::Node& matmul, ir::Value& bias, size_t product_index,
                         int64_t opset, PatternRewriter& rewriter) const {
-    const std::string where = absl::StrCat("with MatMul '", matmul.name(), "' as operand ",
-                                           product_index, ": ");
-    auto decline = [&](const std::string& reason) {
-      return rewriter.notifyMatchFailure(add, where + reason);
+    auto decline = [&](absl::string_view reason) {
+      return rewriter.notifyMatchFailure(add, [&] {
+        return absl::StrCat("with MatMul '", matmul.name(), "' as operand ", product_index, ": ",
+                            reason);
+      });
     };
     if (matmul.numInputs() != 2 || !matmul.input(0) || !matmul.input(1) ||
         matmul.numOutputs() != 1) {
@@ -207,10 +208,10 @@ class FuseMatMulAdd final : public RewritePattern {
 
     // The MatMul's result is A's leading dims + [N]; each known from A/B or from the result's
     // own type (declared or inferred), whichever says more.
-    const std::optional<Shape> shape_a = shapes.typeOf(a).shape();
-    const std::optional<Shape> shape_b = shapes.typeOf(b).shape();
-    const std::optional<Shape> shape_y = shapes.typeOf(product).shape();
-    const std::optional<Shape> shape_bias = shapes.typeOf(bias).shape();
+    const std::optional<Shape>& shape_a = shapes.typeOf(a).shape();
+    const std::optional<Shape>& shape_b = shapes.typeOf(b).shape();
+    const std::optional<Shape>& shape_y = shapes.typeOf(product).shape();
+    const std::optional<Shape>& shape_bias = shapes.typeOf(bias).shape();
     const size_t r = static_cast<size_t>(*rank_a);
     if (!shape_a || !shape_b || !shape_bias || shape_a->size() != r || shape_b->size() != 2 ||
         shape_bias->size() != static_cast<size_t>(*rank_bias)) {

@@ -110,16 +110,19 @@ class FoldTransposeIntoGemmOperand final : public RewritePattern {
     std::vector<std::string> reasons;
     static constexpr const char* kFlags[2] = {"transA", "transB"};
     static constexpr const char* kOperands[2] = {"A", "B"};
+    const bool explain = rewriter.explainsFailures();
     for (size_t operand = 0; operand < 2; ++operand) {
       const ir::Value* value = gemm.input(operand);
       const ir::Node* transpose = value ? value->producer() : nullptr;
       if (transpose == nullptr || !transpose->is("Transpose")) {
-        reasons.push_back(absl::StrCat(kOperands[operand], " is not the output of a Transpose"));
+        if (explain) {
+          reasons.push_back(absl::StrCat(kOperands[operand], " is not the output of a Transpose"));
+        }
         continue;
       }
       if (std::optional<std::string> why =
               whyNotAxisSwap(*transpose, /*input_is_2d=*/false, rewriter)) {
-        reasons.push_back(absl::StrCat(kOperands[operand], ": ", *why));
+        if (explain) reasons.push_back(absl::StrCat(kOperands[operand], ": ", *why));
         continue;
       }
       std::string why;
@@ -127,7 +130,9 @@ class FoldTransposeIntoGemmOperand final : public RewritePattern {
       if (!flag) return rewriter.notifyMatchFailure(gemm, why);
       folds.push_back({operand, transpose->input(0), kFlags[operand], *flag == 0});
     }
-    if (folds.empty()) return rewriter.notifyMatchFailure(gemm, absl::StrJoin(reasons, "; "));
+    if (folds.empty()) {
+      return rewriter.notifyMatchFailure(gemm, [&] { return absl::StrJoin(reasons, "; "); });
+    }
 
     // The Transposes are not absorbed: the Gemm only stops reading them. One with other readers
     // stays for them; one with none is erased by the driver.

@@ -1,5 +1,7 @@
 #include "onnxopt/rewrite/greedy_driver.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "describe.h"
 #include "onnxopt/rewrite/rewriter.h"
@@ -29,17 +31,26 @@ GreedyRewriteDriver::GreedyRewriteDriver(const RewritePatternSet& patterns,
                                          GreedyRewriteConfig config, PassContext& context)
     : config_(config), context_(context) {
   for (const auto& pattern : patterns.patterns()) {
-    patterns_by_root_[canonicalDomain(pattern->rootDomain())][pattern->rootOpType()].push_back(
-        pattern.get());
+    const absl::string_view domain = canonicalDomain(pattern->rootDomain());
+    auto root = std::find_if(roots_.begin(), roots_.end(), [&](const Root& r) {
+      return r.domain == domain && r.op_type == pattern->rootOpType();
+    });
+    if (root == roots_.end()) {
+      root = roots_.insert(roots_.end(), Root{std::string(domain), pattern->rootOpType(), {}});
+    }
+    root->patterns.push_back(pattern.get());
   }
 }
 
 const std::vector<const RewritePattern*>* GreedyRewriteDriver::patternsFor(
     const ir::Node& node) const {
-  auto domain = patterns_by_root_.find(canonicalDomain(node.domain()));
-  if (domain == patterns_by_root_.end()) return nullptr;
-  auto op_type = domain->second.find(node.opType());
-  return op_type == domain->second.end() ? nullptr : &op_type->second;
+  const std::string& op_type = node.opType();
+  for (const Root& root : roots_) {
+    if (root.op_type == op_type && root.domain == canonicalDomain(node.domain())) {
+      return &root.patterns;
+    }
+  }
+  return nullptr;
 }
 
 absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::run(ir::Model& model) {

@@ -68,6 +68,8 @@ std::optional<int64_t> PatternRewriter::opsetVersion(const ir::Node& node) const
   return model_.opsetVersion(node.domain());
 }
 
+bool PatternRewriter::explainsFailures() const { return context_.debugEnabled(); }
+
 LogicalResult PatternRewriter::notifyMatchFailure(const ir::Node& node, absl::string_view reason) {
   if (context_.debugEnabled()) {
     context_.debug(absl::StrCat("[", pattern_ ? pattern_->name() : "driver", "] ", describe(node),

@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "onnx/shape_inference/implementation.h"
 #include "../../ir/proto_io.h"
 
@@ -174,13 +175,32 @@ bool fullyKnown(const Type& type) {
   }
   return true;
 }
+
+// fullyKnown(value.type()), read off the declaration without building the Type: the oracle asks
+// this of every value it meets, most of which an exporter declared completely.
+bool declaredFullyKnown(const ir::Value& value) {
+  const onnx::ValueInfoProto* info =
+      value.valueInfo() && value.valueInfo()->has_type() ? value.valueInfo()
+      : value.inputInfo() && value.inputInfo()->has_type() ? value.inputInfo()
+                                                          : nullptr;
+  if (info == nullptr) return value.isInitializer() && value.initializer()->dataType() != 0;
+  if (!info->type().has_tensor_type()) return false;
+  const onnx::TypeProto::Tensor& tensor = info->type().tensor_type();
+  if (tensor.elem_type() == 0 || !tensor.has_shape()) return false;
+  for (const auto& dim : tensor.shape().dim()) {
+    if (!dim.has_dim_value() && (!dim.has_dim_param() || dim.dim_param().empty())) return false;
+  }
+  return true;
+}
+
+const Type kNothingKnown;
 }  // namespace
 
 const Type& ShapeOracle::typeOf(const ir::Value& value) {
-  auto it = known_.find(&value);
-  if (it != known_.end()) return it->second;
+  if (auto it = known_.find(&value); it != known_.end()) return *it->second;
+  if (value.producer() == nullptr || declaredFullyKnown(value)) return remember(value, infer(value));
   // Producers are resolved first, without recursion, so a chain of a million nodes is fine.
-  std::vector<const ir::Value*> pending = {&value};
+  absl::InlinedVector<const ir::Value*, 8> pending = {&value};
   while (!pending.empty()) {
     const ir::Value* current = pending.back();
     if (known_.contains(current)) {
@@ -188,7 +208,8 @@ const Type& ShapeOracle::typeOf(const ir::Value& value) {
       continue;
     }
     bool ready = true;
-    if (const ir::Node* producer = current->producer(); producer && !fullyKnown(current->type())) {
+    if (const ir::Node* producer = current->producer();
+        producer && !declaredFullyKnown(*current)) {
       for (const ir::Value* input : producer->inputs()) {
         if (input && !known_.contains(input)) {
           pending.push_back(input);
@@ -198,12 +219,18 @@ const Type& ShapeOracle::typeOf(const ir::Value& value) {
     }
     if (!ready) continue;
     pending.pop_back();
-    infer(*current);
+    remember(*current, infer(*current));
   }
-  return known_.at(&value);
+  return *known_.at(&value);
 }
 
-const Type& ShapeOracle::infer(const ir::Value& value) {
+const Type& ShapeOracle::remember(const ir::Value& value, Type type) {
+  const Type* answer = &answers_.emplace_back(std::move(type));
+  known_[&value] = answer;
+  return *answer;
+}
+
+Type ShapeOracle::infer(const ir::Value& value) {
   Type type = value.type();
   if (!fullyKnown(type) && value.producer() != nullptr) {
     type = merge(type, applyLocalRule(*value.producer(), value.producerOutputIndex()));
@@ -213,22 +240,21 @@ const Type& ShapeOracle::infer(const ir::Value& value) {
     auto inferred = onnx_inferred_.find(&value);
     if (inferred != onnx_inferred_.end()) type = merge(type, inferred->second);
   }
-  return known_[&value] = std::move(type);
+  return type;
 }
 
 Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index) {
-  auto input_type = [&](size_t i) -> Type {
+  // The driver loop in typeOf() resolved every input before asking for this rule.
+  auto input_type = [&](size_t i) -> const Type& {
     const ir::Value* input = node.input(i);
-    if (input == nullptr) return Type();
-    auto it = known_.find(input);
-    return it != known_.end() ? it->second : input->type();
+    return input == nullptr ? kNothingKnown : typeOf(*input);
   };
   if (output_index != 0 || !node.domain().empty()) return Type();
   const std::optional<int64_t> opset = model_.opsetVersion("");
   const std::string& op = node.opType();
 
   if (isUnaryElementwise(node)) {
-    Type input = input_type(0);
+    const Type& input = input_type(0);
     if (op == "Cast") {
       const ir::Attribute* to = node.attr("to");
       return Type::tensor(to ? static_cast<int32_t>(to->i()) : 0, input.shape());
@@ -244,7 +270,7 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index) {
     std::optional<Shape> shape;
     int32_t elem = input_type(first).elemType();
     for (size_t i = 0; i < node.numInputs(); ++i) {
-      Type operand = input_type(i);
+      const Type& operand = input_type(i);
       if (!operand.shape()) return Type::tensor(isComparison(node) ? onnx::TensorProto::BOOL : elem);
       if (i == 0 && op != "Where") {
         shape = operand.shape();
@@ -257,7 +283,7 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index) {
   }
 
   if (op == "Gemm") {
-    Type a = input_type(0), b = input_type(1);
+    const Type &a = input_type(0), &b = input_type(1);
     const int32_t elem = a.elemType();
     if (!a.shape() || !b.shape() || a.shape()->size() != 2 || b.shape()->size() != 2) {
       return Type::tensor(elem, Shape{Dim::unknown(), Dim::unknown()});
@@ -268,7 +294,7 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index) {
   }
 
   if (op == "MatMul") {
-    Type a = input_type(0), b = input_type(1);
+    const Type &a = input_type(0), &b = input_type(1);
     if (!a.shape() || !b.shape() || a.shape()->empty() || b.shape()->empty()) {
       return Type::tensor(a.elemType());
     }
@@ -286,7 +312,7 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index) {
   }
 
   if (op == "Transpose") {
-    Type input = input_type(0);
+    const Type& input = input_type(0);
     if (!input.shape()) return Type::tensor(input.elemType());
     const Shape& in = *input.shape();
     Shape out;
@@ -303,7 +329,7 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index) {
   }
 
   if (op == "Flatten") {
-    Type input = input_type(0);
+    const Type& input = input_type(0);
     if (!input.shape()) return Type::tensor(input.elemType(), Shape{Dim::unknown(), Dim::unknown()});
     const int64_t rank = static_cast<int64_t>(input.shape()->size());
     int64_t axis = node.intAttr("axis", 1);
@@ -322,7 +348,7 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index) {
   }
 
   if (op == "Expand") {
-    Type input = input_type(0);
+    const Type& input = input_type(0);
     std::optional<std::vector<int64_t>> target =
         node.input(1) ? constantInts(*node.input(1)) : std::nullopt;
     if (!input.shape() || !target) return Type::tensor(input.elemType());
@@ -333,7 +359,7 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index) {
   }
 
   if (op == "Reshape") {
-    Type input = input_type(0);
+    const Type& input = input_type(0);
     std::optional<std::vector<int64_t>> target =
         node.input(1) ? constantInts(*node.input(1)) : std::nullopt;
     if (!target) return Type::tensor(input.elemType());

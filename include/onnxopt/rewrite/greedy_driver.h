@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/pass/pass.h"
@@ -52,10 +51,14 @@ class GreedyRewriteDriver {
 
   GreedyRewriteConfig config_;
   PassContext& context_;
-  // Domain ("ai.onnx" spelled "") -> op type -> patterns, looked up without building strings.
-  absl::flat_hash_map<std::string,
-                      absl::flat_hash_map<std::string, std::vector<const RewritePattern*>>>
-      patterns_by_root_;
+  // The patterns of each root (domain, "ai.onnx" spelled "", and op type). A pass has one to a
+  // few roots, and every node is looked up: comparing against each beats hashing the op type.
+  struct Root {
+    std::string domain;
+    std::string op_type;
+    std::vector<const RewritePattern*> patterns;
+  };
+  std::vector<Root> roots_;
 };
 
 }  // namespace onnxopt

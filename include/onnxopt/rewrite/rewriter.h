@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -41,6 +42,15 @@ class PatternRewriter {
 
   // Records why the pattern did not match (shown by --debug) and returns failure().
   LogicalResult notifyMatchFailure(const ir::Node& node, absl::string_view reason);
+  // The same, with the reason composed only when it is kept: `reason()` returns it. Patterns on
+  // hot paths use this, or check explainsFailures(), so a run without --debug builds no text.
+  template <typename ReasonFn, typename = std::enable_if_t<std::is_invocable_v<ReasonFn&>>>
+  LogicalResult notifyMatchFailure(const ir::Node& node, ReasonFn&& reason) {
+    if (!explainsFailures()) return failure();
+    return notifyMatchFailure(node, absl::string_view(reason()));
+  }
+  // Whether reasons given to notifyMatchFailure are kept (--debug).
+  bool explainsFailures() const;
   // Stops the driver with `error` (a malformed model, unreadable external data). Returns
   // failure(); the pass then fails with the error, naming the node and the pattern. Rewrites
   // already applied stay: each one is complete.

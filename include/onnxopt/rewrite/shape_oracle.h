@@ -3,11 +3,11 @@
 // What is known about values' types and constant contents while a pass runs.
 
 #include <cstdint>
-#include <memory>
+#include <deque>
 #include <optional>
 #include <vector>
 
-#include "absl/container/node_hash_map.h"
+#include "absl/container/flat_hash_map.h"
 #include "onnxopt/ir/ir.h"
 
 namespace onnxopt {
@@ -41,13 +41,18 @@ class ShapeOracle {
   void forget(const ir::Node& node);
 
  private:
-  const ir::Type& infer(const ir::Value& value);
+  ir::Type infer(const ir::Value& value);
   ir::Type applyLocalRule(const ir::Node& node, size_t output_index);
   void runOnnxShapeInference();
 
+  // Answers live in `answers_` (a deque: references stay valid as it grows); `known_` indexes
+  // them. A forgotten answer stays in the deque, unreachable, until the oracle goes.
+  const ir::Type& remember(const ir::Value& value, ir::Type type);
+
   ir::Model& model_;
-  absl::node_hash_map<const ir::Value*, ir::Type> known_;
-  absl::node_hash_map<const ir::Value*, ir::Type> onnx_inferred_;
+  std::deque<ir::Type> answers_;
+  absl::flat_hash_map<const ir::Value*, const ir::Type*> known_;
+  absl::flat_hash_map<const ir::Value*, ir::Type> onnx_inferred_;
   bool onnx_inference_ran_ = false;
 };
 
