@@ -1028,6 +1028,27 @@ TEST_F(CliPipelineTest, DebugSaysWhatThePassesDid) {
   EXPECT_TRUE(quiet.err.empty()) << quiet.describe();
 }
 
+// The fusing patterns compose their reasons lazily; --debug still gets them whole.
+TEST_F(CliPipelineTest, DebugSaysWhyTheFusingPatternsDeclined) {
+  const std::string model = dir_ + "/declines.onnx";
+  writeModelFromText(model, R"(
+<ir_version: 8, opset_import: ["" : 13]>
+declines (float[2,3,4] X, float[4,5] W, float[5] b, float[5,5] G) => (float[2,3,5] Y, float[5,5] Z) {
+  p = MatMul(X, W)
+  Y = Add(p, b)
+  Z = Gemm(G, G)
+}
+)");
+  ToolRun r = runTool({model, "-o", out_dir_ + "/out.onnx", "-q", "--debug",
+                       "--passes=fuse-matmul-add-gemm,fuse-transpose-gemm"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(contains(r.err, "with MatMul '") && contains(r.err, "' as operand 0: A has rank 3"))
+      << r.describe();
+  EXPECT_TRUE(contains(r.err, "A is not the output of a Transpose; B is not the output of a "
+                              "Transpose"))
+      << r.describe();
+}
+
 // A pass that fails (here: an option value the pass refuses when it runs) leaves the output
 // alone.
 TEST_F(CliPipelineTest, FailingPassWritesNothing) {

@@ -297,6 +297,40 @@ TEST(GreedyDriver, PatternsReadTheOpsetOfTheNodesDomain) {
   EXPECT_NE(run.debug_lines[0].find("saw opset 13"), std::string::npos) << run.debug_lines[0];
 }
 
+// A reason given as a callable is composed under --debug only.
+TEST(GreedyDriver, LazyFailureReasonsAreComposedOnlyWhenKept) {
+  class DeclineLazily final : public RewritePattern {
+   public:
+    explicit DeclineLazily(int* composed) : RewritePattern("Relu", "decline-lazily"), composed_(composed) {}
+    LogicalResult matchAndRewrite(ir::Node& relu, PatternRewriter& rewriter) const override {
+      return rewriter.notifyMatchFailure(relu, [this] {
+        ++*composed_;
+        return std::string("composed on demand");
+      });
+    }
+
+   private:
+    int* composed_;
+  };
+  int composed = 0;
+  RewritePatternSet patterns;
+  patterns.add<DeclineLazily>(&composed);
+
+  auto quiet_model = parseModel(kChain);
+  PassContext quiet;
+  ASSERT_TRUE(GreedyRewriteDriver(patterns, {}, quiet).run(*quiet_model).ok());
+  EXPECT_EQ(composed, 0);
+
+  auto model = parseModel(kChain);
+  DriverRun run;
+  runDriver(*model, patterns, run);
+  ASSERT_TRUE(run.result.ok());
+  EXPECT_EQ(composed, 1);
+  ASSERT_EQ(run.debug_lines.size(), 1u);
+  EXPECT_NE(run.debug_lines[0].find("no match: composed on demand"), std::string::npos)
+      << run.debug_lines[0];
+}
+
 // Forwarding a graph input into a graph output would rename the model's interface.
 TEST(GreedyDriver, ForwardingPatternsAskBeforeReplacingGraphOutputs) {
   class ForwardIdentity final : public RewritePattern {
