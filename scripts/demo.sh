@@ -8,6 +8,8 @@ bash scripts/setup.sh
 bash scripts/build.sh
 
 build_dir=${BUILD_DIR:-build}
+# The Python module, where Debian's /usr/bin/python3 imports it from (docs/python-api.md).
+cmake --install "$build_dir" --component python --strip >/dev/null
 tool="$build_dir/tools/onnx-opt/onnx-opt"
 model=examples/legacy_classifier.onnx
 out_dir="$build_dir/demo"

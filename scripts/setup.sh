@@ -23,6 +23,8 @@ packages=(
   python3-onnx         # example and test-data generators
   python3-pytest
   pybind11-dev
+  python3-dev          # Python.h for the module (python/)
+  python3-torch        # tests/python export models with torch.onnx.export
 )
 
 missing=()

@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "onnx/onnx_pb.h"
 #include "onnxopt/ir/attribute.h"
 #include "onnxopt/ir/ir.h"
@@ -114,5 +115,10 @@ absl::Status optimizeModel(ir::Model& model, const std::string& pipeline = "-O1"
 // The error lists the named pipelines.
 absl::StatusOr<std::string> expandPipeline(const std::string& pipeline,
                                            const PassRegistry& registry = PassRegistry::global());
+
+// An error as one line, the way `onnx-opt` prints it after "onnx-opt: error: " (and the Python
+// module's exceptions carry it): line breaks become "; ", and `subject` (the file the error is
+// about; "" for none) goes in front, "<subject>: <message>", unless the message names it already.
+std::string formatErrorLine(absl::string_view subject, absl::string_view message);
 
 }  // namespace onnxopt

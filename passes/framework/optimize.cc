@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 
 namespace onnxopt {
 namespace {
@@ -29,6 +30,20 @@ absl::Status verifyInput(const ir::Model& model) {
 }
 
 }  // namespace
+
+std::string formatErrorLine(absl::string_view subject, absl::string_view message) {
+  std::string line(message);
+  line = absl::StrReplaceAll(line, {{"\r\n", "; "}, {"\n", "; "}, {"\r", " "}});
+  while (!line.empty() && (line.back() == ' ' || line.back() == ';')) line.pop_back();
+  if (line.empty()) line = "unknown error";
+  // Names the subject already: "<subject>: ...", "... <subject>: ...", "... '<subject>' ...".
+  const bool named = absl::StartsWith(line, absl::StrCat(subject, ":")) ||
+                     absl::StrContains(line, absl::StrCat(" ", subject, ":")) ||
+                     absl::StrContains(line, absl::StrCat("'", subject, "'")) ||
+                     absl::StrContains(line, absl::StrCat("\"", subject, "\""));
+  if (subject.empty() || named) return line;
+  return absl::StrCat(subject, ": ", line);
+}
 
 absl::StatusOr<std::string> expandPipeline(const std::string& pipeline,
                                            const PassRegistry& registry) {

@@ -18,7 +18,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/strip.h"
@@ -27,6 +26,7 @@
 #include "onnxopt/ir/printer.h"
 #include "onnxopt/ir/serialization.h"
 #include "onnxopt/ir/verifier.h"
+#include "onnxopt/onnxopt.h"
 #include "onnxopt/pass/pass.h"
 #include "onnxopt/pass/pass_manager.h"
 #include "onnxopt/pass/pass_registry.h"
@@ -104,30 +104,15 @@ absl::Status usageError(std::string message) {
 // ---------------------------------------------------------------------------------------------
 // Running.
 
-// "<message>" if it already names `subject` (a file), else "<subject>: <message>"; one line.
-std::string describe(absl::string_view subject, absl::string_view message) {
-  std::string line(message);
-  line = absl::StrReplaceAll(line, {{"\r\n", "; "}, {"\n", "; "}, {"\r", " "}});
-  while (!line.empty() && (line.back() == ' ' || line.back() == ';')) line.pop_back();
-  if (line.empty()) line = "unknown error";
-  // Names the subject already: "<subject>: ...", "... <subject>: ...", "... '<subject>' ...".
-  const bool named = absl::StartsWith(line, absl::StrCat(subject, ":")) ||
-                     absl::StrContains(line, absl::StrCat(" ", subject, ":")) ||
-                     absl::StrContains(line, absl::StrCat("'", subject, "'")) ||
-                     absl::StrContains(line, absl::StrCat("\"", subject, "\""));
-  if (subject.empty() || named) return line;
-  return absl::StrCat(subject, ": ", line);
-}
-
 int fail(Io& io, absl::string_view subject, absl::string_view message) {
-  io.err << kTool << ": error: " << describe(subject, message) << "\n";
+  io.err << kTool << ": error: " << formatErrorLine(subject, message) << "\n";
   io.err.flush();
   return kExitError;
 }
 
 // A bad pipeline (unknown pass or option, bad value): a usage error, exit 2.
 int usageFailure(Io& io, absl::string_view message) {
-  io.err << kTool << ": error: " << describe("", message) << "\n"
+  io.err << kTool << ": error: " << formatErrorLine("", message) << "\n"
          << "Try '" << kTool << " --list-passes' for the passes and their options, or '" << kTool
          << " --help'.\n";
   io.err.flush();
@@ -316,7 +301,7 @@ int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
   absl::StatusOr<PipelineReport> report = (*manager)->run(model);
   if (!report.ok()) return fail(io, input, report.status().message());
   for (const std::string& warning : report->warnings) {
-    io.err << kTool << ": warning: " << describe(input, warning) << "\n";
+    io.err << kTool << ": warning: " << formatErrorLine(input, warning) << "\n";
   }
   io.err.flush();
 

@@ -1,0 +1,114 @@
+"""onnx-opt from Python: clean up an exported ONNX model in one call.
+
+    import onnxopt
+    model = onnxopt.optimize(model)          # an onnx.ModelProto, bytes, or a path
+
+See docs/python-api.md. The work is done by the native extension onnxopt._onnxopt (the C++
+library, with the GIL released); this file converts between onnx.ModelProto and bytes and gives
+the calls their Python signatures.
+"""
+
+import collections
+import os
+import sys
+import warnings
+
+from . import _onnxopt
+from ._onnxopt import OptimizeError, PassRun, PassStatistics, Report
+
+__all__ = ["optimize", "list_passes", "list_pipelines", "OptimizeError", "OptimizeWarning",
+           "Report", "PassRun", "PassStatistics", "PassInfo", "PassOption", "Pipeline"]
+__version__ = _onnxopt.__version__
+
+
+class OptimizeWarning(UserWarning):
+    """What onnx-opt prints as 'onnx-opt: warning: ...' (a rewrite or the fixed-point loop did
+    not converge, ...). The run still succeeded."""
+
+
+PassInfo = collections.namedtuple("PassInfo", "name summary options")
+PassOption = collections.namedtuple("PassOption", "name type default description")
+Pipeline = collections.namedtuple("Pipeline", "name passes summary")
+
+
+def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=False,
+             fixed_point=None, max_fixed_point_rounds=10, require_convergence=False,
+             debug=False, external_data_file=None, return_report=False):
+    """Optimizes `model` and returns the result as a new onnx.ModelProto.
+
+    model: an onnx.ModelProto (left unchanged), the serialized model (bytes, bytearray,
+        memoryview), or the path of a model file (str or os.PathLike).
+    passes: a named pipeline ("-O0", "-O1", "-O2") or pipeline text
+        ("fuse-transpose-gemm,eliminate-dead-nodes{max-iterations=3}"), as onnx-opt's -O<n> and
+        --passes=.
+    output: a path: the result is written there (atomically, its external data next to it, as
+        `onnx-opt -o`) instead of being returned; optimize() then returns None.
+    base_dir: the folder that the external data of an in-memory model resolves against (a path's
+        external data resolves against the path's folder).
+    verify_each, require_convergence, debug: onnx-opt's --verify-each, --require-convergence and
+        --debug. debug=True prints the lines to sys.stderr as onnx-opt does; a callable gets
+        each line instead.
+    fixed_point: repeat the pipeline until a round changes nothing, at most
+        max_fixed_point_rounds rounds. The default (None) is onnx-opt's: on for a named pipeline,
+        off for pipeline text.
+    external_data_file: with output=, the file name for weights moved out of a model over 2 GiB
+        (default: "<output name>.data").
+    return_report: return (model or None, Report) instead: the statistics of every pass run.
+
+    Raises OptimizeError (a ValueError) with the message onnx-opt prints after
+    'onnx-opt: error: '; emits OptimizeWarning for onnx-opt's warnings.
+    """
+    input_path = input_bytes = None
+    if isinstance(model, (str, os.PathLike)):
+        input_path = os.fspath(model)
+        if base_dir is not None:
+            raise TypeError("base_dir= is for in-memory models: the external data of a model "
+                            "file resolves against the file's folder")
+    elif isinstance(model, (bytes, bytearray, memoryview)):
+        input_bytes = model
+    elif hasattr(model, "SerializeToString"):
+        input_bytes = model.SerializeToString()
+    else:
+        raise TypeError("model must be an onnx.ModelProto, bytes or a path, not "
+                        f"{type(model).__name__}")
+    if external_data_file is not None and output is None:
+        raise TypeError("external_data_file= needs output=")
+    if fixed_point is None:
+        fixed_point = passes.startswith("-")
+    if debug is True:
+        debug = _print_debug_line
+    elif debug is False:
+        debug = None
+    elif not callable(debug):
+        raise TypeError("debug must be a bool or a callable taking one line")
+
+    result, report, warning_lines = _onnxopt.optimize(
+        input_path=input_path, input_bytes=input_bytes,
+        output_path=None if output is None else os.fspath(output), pipeline=passes,
+        base_dir="" if base_dir is None else os.fspath(base_dir), verify_each=verify_each,
+        fixed_point=fixed_point, max_fixed_point_rounds=max_fixed_point_rounds,
+        require_convergence=require_convergence, debug=debug,
+        external_data_file=external_data_file or "")
+    input_bytes = None  # a ModelProto's serialized copy is not needed any more
+    for line in warning_lines:
+        warnings.warn(line, OptimizeWarning, stacklevel=2)
+    if result is not None:
+        import onnx  # only when a model is returned: bytes and paths work without it
+        result = onnx.load_model_from_string(result)
+    return (result, report) if return_report else result
+
+
+def list_passes():
+    """Every pass a pipeline can name, sorted by name: PassInfo(name, summary, options), each
+    option a PassOption(name, type, default, description). As `onnx-opt --list-passes`."""
+    return [PassInfo(name, summary, tuple(PassOption(*option) for option in options))
+            for name, summary, options in _onnxopt.list_passes()]
+
+
+def list_pipelines():
+    """The named pipelines: Pipeline(name, passes, summary), name as passes= takes it ("-O1")."""
+    return [Pipeline(*pipeline) for pipeline in _onnxopt.list_pipelines()]
+
+
+def _print_debug_line(line):
+    print(f"onnx-opt: debug: {line}", file=sys.stderr)
