@@ -5,12 +5,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
+#include "onnxopt/export.h"
 
 namespace onnxopt::ir {
 
 // The names in use in one namespace of a model (value names, or node names), across all scopes.
 // `fresh` never returns a name in use, and reserves what it returns.
-class NameTable {
+class ONNXOPT_API NameTable {
  public:
   void reserve(absl::string_view name);
   bool contains(absl::string_view name) const { return names_.contains(name); }
