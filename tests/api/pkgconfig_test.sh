@@ -4,9 +4,9 @@
 # the prefix), then runs it. The program links whichever library -lonnxopt finds: the shared one
 # when it is installed (then loaded from the prefix), else the static archive.
 #
-#   pkgconfig_test.sh BUILD_DIR SOURCE_DIR WORK_DIR CXX_COMPILER
+#   pkgconfig_test.sh BUILD_DIR SOURCE_DIR WORK_DIR CXX_COMPILER PKG_CONFIG
 set -euo pipefail
-build_dir=$1 source_dir=$2 work=$3 cxx=$4
+build_dir=$1 source_dir=$2 work=$3 cxx=$4 pkg_config=$5
 
 rm -rf "$work"
 mkdir -p "$work"
@@ -22,12 +22,12 @@ pc=$(find "$prefix" -path '*/pkgconfig/onnxopt.pc' | head -n1)
 [[ -n $pc ]] || die "no pkgconfig/onnxopt.pc under $prefix"
 cat "$pc"
 export PKG_CONFIG_PATH=${pc%/onnxopt.pc}
-pkg-config --exists --print-errors onnxopt >>"$log" 2>&1 || die "pkg-config cannot read onnxopt.pc"
-libdir=$(pkg-config --variable=libdir onnxopt)
+"$pkg_config" --exists --print-errors onnxopt >>"$log" 2>&1 || die "pkg-config cannot read onnxopt.pc"
+libdir=$("$pkg_config" --variable=libdir onnxopt)
 [[ $libdir == "$prefix"/* && -d $libdir ]] || die "libdir '$libdir' is not the installed one"
 
 step "c++ main.cc \$(pkg-config --cflags --libs onnxopt)"
-flags=$(pkg-config --cflags --libs onnxopt)
+flags=$("$pkg_config" --cflags --libs onnxopt)
 echo "$flags"
 app=$work/optimize-with-plugin
 # shellcheck disable=SC2086  # the flags are words
