@@ -9,6 +9,7 @@ packages=(
   build-essential
   cmake
   ninja-build
+  pkg-config           # the test that builds a consumer with onnxopt.pc
   # libraries (all from Debian: nothing is downloaded at build time)
   libonnx-dev          # ONNX 1.12: protos, schemas, parser, checker, shape inference
   libprotobuf-dev

@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/setup.sh
-bash scripts/build.sh
+# Both libraries from one compilation, so the tests also cover libonnxopt.so (docs/packaging.md).
+bash scripts/build.sh -DONNXOPT_BUILD_STATIC_AND_SHARED=ON
 cd "${BUILD_DIR:-build}"
 ctest --output-on-failure -j"${CTEST_PARALLEL:-2}"

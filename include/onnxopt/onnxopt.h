@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "onnx/onnx_pb.h"
+#include "onnxopt/export.h"
 #include "onnxopt/ir/attribute.h"
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/ir/name_table.h"
@@ -84,41 +85,41 @@ struct OptimizeOptions {
 //    as it came;
 //  - a failing pass (the status names the pass and the node): `model` holds a valid model
 //    equivalent to the input, possibly partly optimized.
-absl::Status optimize(onnx::ModelProto& model, const std::string& pipeline = "-O1",
+ONNXOPT_API absl::Status optimize(onnx::ModelProto& model, const std::string& pipeline = "-O1",
                       const OptimizeOptions& options = {});
 
 // Loads `input_path`, optimizes it and saves the result to `output_path` (which may equal
 // `input_path`), atomically: on any error nothing is written. External data of the input
 // resolves against its folder; the output's goes next to it.
-absl::Status optimizeFile(const std::string& input_path, const std::string& output_path,
+ONNXOPT_API absl::Status optimizeFile(const std::string& input_path, const std::string& output_path,
                           const std::string& pipeline = "-O1",
                           const OptimizeOptions& options = {});
 
 // Optimizes a serialized model and returns the serialized result. "-O0" (or "") returns the same
 // bytes for any model the IR round-trips losslessly.
-absl::StatusOr<std::string> optimizeBytes(std::string_view bytes,
+ONNXOPT_API absl::StatusOr<std::string> optimizeBytes(std::string_view bytes,
                                           const std::string& pipeline = "-O1",
                                           const OptimizeOptions& options = {});
 
 // The PassManager optimize() runs: `pipeline` (named or text) parsed with the options' registry,
 // and the options' verification, fixed point, convergence and debug settings. For callers that
 // want to add passes of their own before running it.
-absl::StatusOr<PassManager> makePassManager(const std::string& pipeline = "-O1",
+ONNXOPT_API absl::StatusOr<PassManager> makePassManager(const std::string& pipeline = "-O1",
                                             const OptimizeOptions& options = {});
 
 // Runs `pipeline` on an IR model: what the three calls above do between load and save.
 // Fills options.report if set.
-absl::Status optimizeModel(ir::Model& model, const std::string& pipeline = "-O1",
+ONNXOPT_API absl::Status optimizeModel(ir::Model& model, const std::string& pipeline = "-O1",
                            const OptimizeOptions& options = {});
 
 // Pipeline text of `pipeline`: the named pipeline's passes for "-O1", the text itself otherwise.
 // The error lists the named pipelines.
-absl::StatusOr<std::string> expandPipeline(const std::string& pipeline,
+ONNXOPT_API absl::StatusOr<std::string> expandPipeline(const std::string& pipeline,
                                            const PassRegistry& registry = PassRegistry::global());
 
 // An error as one line, the way `onnx-opt` prints it after "onnx-opt: error: " (and the Python
 // module's exceptions carry it): line breaks become "; ", and `subject` (the file the error is
 // about; "" for none) goes in front, "<subject>: <message>", unless the message names it already.
-std::string formatErrorLine(absl::string_view subject, absl::string_view message);
+ONNXOPT_API std::string formatErrorLine(absl::string_view subject, absl::string_view message);
 
 }  // namespace onnxopt

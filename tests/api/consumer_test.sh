@@ -2,9 +2,14 @@
 # Installs an onnx-opt build into a temporary prefix, builds examples/consumer against the
 # installed package (find_package(onnxopt) + onnxopt::onnxopt), runs it, and checks its output.
 #
-#   consumer_test.sh BUILD_DIR SOURCE_DIR WORK_DIR GENERATOR CXX_COMPILER MAKE_PROGRAM [BUILD_TYPE]
+#   consumer_test.sh BUILD_DIR SOURCE_DIR WORK_DIR GENERATOR CXX_COMPILER MAKE_PROGRAM BUILD_TYPE
+#                    [LIBRARY]
+#
+# LIBRARY: "static" or "shared" sets ONNXOPT_SHARED_LIBS for the consumer, so that onnxopt::onnxopt
+# is that library, and checks that the program links it; empty: the package's default.
 set -euo pipefail
 build_dir=$1 source_dir=$2 work=$3 generator=$4 cxx=$5 make_program=$6 build_type=${7:-}
+library=${8:-}
 
 rm -rf "$work"
 mkdir -p "$work"
@@ -27,6 +32,7 @@ step "configure and build examples/consumer against the installed package"
 cmake -S "$source_dir/examples/consumer" -B "$work/build" -G "$generator" \
   -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_MAKE_PROGRAM="$make_program" \
   ${build_type:+-DCMAKE_BUILD_TYPE="$build_type"} \
+  ${library:+-DONNXOPT_SHARED_LIBS=$([[ $library == shared ]] && echo ON || echo OFF)} \
   -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >>"$log" 2>&1 \
   || die "configuring the consumer failed"
 found_dir=$(sed -n 's/^onnxopt_DIR:PATH=//p' "$work/build/CMakeCache.txt")
@@ -38,6 +44,19 @@ if grep -q -- "-I$source_dir/include" "$work/build/compile_commands.json"; then
 fi
 app=$work/build/optimize-with-plugin
 [[ -x $app ]] || die "no consumer executable"
+needed=$(readelf -d "$app" | grep NEEDED || true)
+case $library in
+  shared)
+    grep -q '\[libonnxopt\.so\.' <<<"$needed" || die "the consumer does not load libonnxopt.so"
+    loaded=$(ldd "$app" | sed -n 's/^\s*libonnxopt\.so[^ ]* => \([^ ]*\).*/\1/p')
+    [[ $loaded == "$prefix"/* ]] || die "the consumer loads libonnxopt.so from '$loaded', not $prefix"
+    ;;
+  static)
+    if grep -q libonnxopt <<<"$needed"; then
+      die "the consumer loads libonnxopt.so instead of linking the archive"
+    fi
+    ;;
+esac
 
 # check FILE PATTERN: PATTERN (an extended regex) must match a line of FILE.
 check() { grep -Eq -- "$2" "$1" || { echo "---- output:"; cat "$1"; die "no line matches /$2/"; }; }

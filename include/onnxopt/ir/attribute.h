@@ -7,6 +7,7 @@
 
 #include "absl/types/span.h"
 #include "onnx/onnx_pb.h"
+#include "onnxopt/export.h"
 #include "onnxopt/ir/proto_ptr.h"
 
 namespace onnxopt::ir {
@@ -17,7 +18,7 @@ class ProtoImporter;
 // A node attribute. Everything but graphs stays in the AttributeProto it was read from (so every
 // attribute type, doc strings and unknown fields survive); graph-valued attributes (`g`,
 // `graphs`) are IR graphs owned here, so passes and the driver can walk into them.
-class Attribute {
+class ONNXOPT_API Attribute {
  public:
   using Kind = onnx::AttributeProto::AttributeType;
 

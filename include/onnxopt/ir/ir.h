@@ -17,6 +17,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "onnx/onnx_pb.h"
+#include "onnxopt/export.h"
 #include "onnxopt/ir/attribute.h"
 #include "onnxopt/ir/name_table.h"
 #include "onnxopt/ir/proto_ptr.h"
@@ -53,7 +54,7 @@ class Use {
 
 // An edge: defined by a node output, a graph input, an initializer (or both: models exported
 // with keep_initializers_as_inputs), or a sparse initializer.
-class Value {
+class ONNXOPT_API Value {
  public:
   Value(const Value&) = delete;
   Value& operator=(const Value&) = delete;
@@ -119,7 +120,7 @@ class Value {
   std::vector<Use> uses_;
 };
 
-class Node {
+class ONNXOPT_API Node {
  public:
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
@@ -210,7 +211,7 @@ class Node {
 
 // Iterates a graph's nodes. Advancing from a node that was erased meanwhile goes on from where it
 // stood, skipping other erased nodes, so a loop may erase the node it stands on.
-class NodeIterator {
+class ONNXOPT_API NodeIterator {
  public:
   using iterator_category = std::forward_iterator_tag;
   using value_type = Node;
@@ -229,7 +230,7 @@ class NodeIterator {
   Node* node_;
 };
 
-class Graph {
+class ONNXOPT_API Graph {
  public:
   explicit Graph(Model* model, Node* parent_node = nullptr);
   Graph(const Graph&) = delete;
@@ -316,7 +317,7 @@ class Graph {
   uint64_t next_value_info_order_ = 0;
 };
 
-class Model {
+class ONNXOPT_API Model {
  public:
   Model();
   Model(const Model&) = delete;

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
+#include "onnxopt/export.h"
 
 namespace onnxopt::ir {
 
@@ -18,7 +19,7 @@ namespace onnxopt::ir {
 // model, and copying them all as well cost more than the rest of a typical pass. Two names with
 // one hash (odds of about one in 40 million for a million names) make `contains` answer true for a free
 // name, so `fresh` skips it: a name is never reused, at worst one is passed over.
-class NameTable {
+class ONNXOPT_API NameTable {
  public:
   void reserve(absl::string_view name) { hashes_.insert(hashOf(name)); }
   // Room for `count` names without rehashing.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "onnx/onnx_pb.h"
+#include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
 
 namespace onnxopt::ir {
@@ -19,8 +20,8 @@ struct PrintOptions {
 // Prints a model in the ONNX text syntax that onnx::OnnxParser reads: header, graph with
 // initializers, nodes with domains and attributes of every kind, subgraphs indented, and
 // model-local functions.
-std::string printModel(const onnx::ModelProto& model, const PrintOptions& options = {});
-std::string printModel(const Model& model, const PrintOptions& options = {});
-std::string printGraph(const onnx::GraphProto& graph, const PrintOptions& options = {});
+ONNXOPT_API std::string printModel(const onnx::ModelProto& model, const PrintOptions& options = {});
+ONNXOPT_API std::string printModel(const Model& model, const PrintOptions& options = {});
+ONNXOPT_API std::string printGraph(const onnx::GraphProto& graph, const PrintOptions& options = {});
 
 }  // namespace onnxopt::ir

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "onnx/onnx_pb.h"
+#include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
 
 namespace onnxopt::ir {
@@ -32,26 +33,26 @@ struct SaveOptions {
 };
 
 // Parses and imports. Errors name the file and what is wrong. Weights are moved, not copied.
-absl::StatusOr<std::unique_ptr<Model>> loadModelFromFile(const std::string& path,
+ONNXOPT_API absl::StatusOr<std::unique_ptr<Model>> loadModelFromFile(const std::string& path,
                                                          const LoadOptions& options = {});
-absl::StatusOr<std::unique_ptr<Model>> loadModelFromBytes(absl::string_view bytes,
+ONNXOPT_API absl::StatusOr<std::unique_ptr<Model>> loadModelFromBytes(absl::string_view bytes,
                                                           const LoadOptions& options = {});
 // Takes the proto's contents (it is left empty).
-absl::StatusOr<std::unique_ptr<Model>> importModel(onnx::ModelProto&& proto,
+ONNXOPT_API absl::StatusOr<std::unique_ptr<Model>> importModel(onnx::ModelProto&& proto,
                                                    const LoadOptions& options = {});
 
 // Writes atomically: to a temporary file in the destination folder, renamed into place once
 // complete. External data goes next to the output, with locations relative to it.
-absl::Status saveModelToFile(const Model& model, const std::string& path,
+ONNXOPT_API absl::Status saveModelToFile(const Model& model, const std::string& path,
                              const SaveOptions& options = {});
-absl::StatusOr<std::string> saveModelToBytes(const Model& model);
+ONNXOPT_API absl::StatusOr<std::string> saveModelToBytes(const Model& model);
 // Writes any file the way saveModelToFile does: atomically for regular files (a failure leaves
 // the old file), in place for devices and pipes, through symlinks to their target.
-absl::Status writeFileAtomically(const std::string& path, absl::string_view contents);
+ONNXOPT_API absl::Status writeFileAtomically(const std::string& path, absl::string_view contents);
 // A copy of the model as a proto (external tensors keep their references).
-absl::StatusOr<onnx::ModelProto> exportModel(const Model& model);
+ONNXOPT_API absl::StatusOr<onnx::ModelProto> exportModel(const Model& model);
 // The model as a proto, consuming it: weights stored as raw_data move into the proto instead of
 // being copied (weights in typed fields such as float_data are copied).
-absl::StatusOr<onnx::ModelProto> exportModel(std::unique_ptr<Model> model);
+ONNXOPT_API absl::StatusOr<onnx::ModelProto> exportModel(std::unique_ptr<Model> model);
 
 }  // namespace onnxopt::ir

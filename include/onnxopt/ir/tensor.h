@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "onnx/onnx_pb.h"
+#include "onnxopt/export.h"
 #include "onnxopt/ir/proto_ptr.h"
 
 namespace onnxopt::ir {
@@ -25,7 +26,7 @@ struct ExternalData {
 
 // A constant tensor (an initializer or a tensor attribute). The TensorProto parsed from the model
 // is moved in, never copied; external data is not read until someone asks for the bytes.
-class Tensor {
+class ONNXOPT_API Tensor {
  public:
   explicit Tensor(onnx::TensorProto&& proto);
   Tensor(onnx::TensorProto&& proto, ExternalData external);

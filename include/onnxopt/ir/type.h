@@ -6,11 +6,12 @@
 #include <vector>
 
 #include "onnx/onnx_pb.h"
+#include "onnxopt/export.h"
 
 namespace onnxopt::ir {
 
 // One dimension of a tensor shape: a known size, a named symbol (`N`, `batch`), or nothing known.
-class Dim {
+class ONNXOPT_API Dim {
  public:
   enum class Kind { kKnown, kSymbolic, kUnknown };
 
@@ -42,7 +43,7 @@ using Shape = std::vector<Dim>;
 
 // The type of a value as passes see it. Only tensor types are modelled; a value of any other type
 // (sequence, map, optional, sparse) or of no recorded type reads as `isTensor() == false`.
-class Type {
+class ONNXOPT_API Type {
  public:
   Type() = default;
   static Type tensor(int32_t elem_type, std::optional<Shape> shape = std::nullopt);
@@ -68,8 +69,8 @@ class Type {
 };
 
 // "float", "int64", ... as the ONNX text syntax names them; "undefined" for 0.
-const char* elemTypeName(int32_t elem_type);
+ONNXOPT_API const char* elemTypeName(int32_t elem_type);
 // Size in bytes of one element, 0 for strings and unknown types.
-int64_t elemTypeSize(int32_t elem_type);
+ONNXOPT_API int64_t elemTypeSize(int32_t elem_type);
 
 }  // namespace onnxopt::ir

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "absl/status/status.h"
+#include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
 
 namespace onnxopt::ir {
@@ -9,6 +10,6 @@ namespace onnxopt::ir {
 // operand is defined before its use (in this scope or an outer one), value names are unique per
 // scope, nodes and values belong to the graph that lists them, and the node list is well linked.
 // The first violation is returned, naming the node (name and op type) or value.
-absl::Status verify(const Model& model);
+ONNXOPT_API absl::Status verify(const Model& model);
 
 }  // namespace onnxopt::ir

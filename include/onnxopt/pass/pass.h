@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
 
 namespace onnxopt {
@@ -19,7 +20,7 @@ namespace onnxopt {
 class Pass;
 
 // Counters one run of a pass keeps; --pass-statistics shows them.
-struct PassStatistics {
+struct ONNXOPT_API PassStatistics {
   int64_t nodes_visited = 0;    // nodes the pass looked at (a node revisited counts again)
   int64_t nodes_matched = 0;    // matches patterns declared, including those a guard blocked
   int64_t nodes_rewritten = 0;  // rewrites applied
@@ -62,7 +63,7 @@ class PassContext {
 };
 
 // One option of a pass, as the pipeline text and --list-passes see it.
-class PassOptionBase {
+class ONNXOPT_API PassOptionBase {
  public:
   PassOptionBase(const PassOptionBase&) = delete;
   PassOptionBase& operator=(const PassOptionBase&) = delete;
@@ -89,15 +90,15 @@ class PassOptionBase {
 };
 
 namespace detail {
-absl::Status parseOptionValue(absl::string_view text, bool* value);
-absl::Status parseOptionValue(absl::string_view text, int64_t* value);
-absl::Status parseOptionValue(absl::string_view text, std::string* value);
-std::string optionValueText(bool value);
-std::string optionValueText(int64_t value);
-std::string optionValueText(const std::string& value);
-const char* optionTypeName(bool*);
-const char* optionTypeName(int64_t*);
-const char* optionTypeName(std::string*);
+ONNXOPT_API absl::Status parseOptionValue(absl::string_view text, bool* value);
+ONNXOPT_API absl::Status parseOptionValue(absl::string_view text, int64_t* value);
+ONNXOPT_API absl::Status parseOptionValue(absl::string_view text, std::string* value);
+ONNXOPT_API std::string optionValueText(bool value);
+ONNXOPT_API std::string optionValueText(int64_t value);
+ONNXOPT_API std::string optionValueText(const std::string& value);
+ONNXOPT_API const char* optionTypeName(bool*);
+ONNXOPT_API const char* optionTypeName(int64_t*);
+ONNXOPT_API const char* optionTypeName(std::string*);
 }  // namespace detail
 
 // A typed option, declared as a member of the pass:
@@ -134,7 +135,7 @@ class PassOption final : public PassOptionBase {
   T value_;
 };
 
-class Pass {
+class ONNXOPT_API Pass {
  public:
   Pass(const Pass&) = delete;
   Pass& operator=(const Pass&) = delete;

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/pass/pass.h"
 #include "onnxopt/pass/pass_registry.h"
@@ -69,11 +70,11 @@ struct PipelineReport {
 
 // --pass-statistics: one row per pass of the pipeline (runs of all rounds summed): nodes visited,
 // matched, rewritten, removed, initializers removed, time.
-std::string formatPassStatistics(const PipelineReport& report);
+ONNXOPT_API std::string formatPassStatistics(const PipelineReport& report);
 // --time-passes: time per pass (rounds summed), share of the total, and the total.
-std::string formatPassTimings(const PipelineReport& report);
+ONNXOPT_API std::string formatPassTimings(const PipelineReport& report);
 
-class PassManager {
+class ONNXOPT_API PassManager {
  public:
   explicit PassManager(PassManagerOptions options = {});
 

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "onnxopt/export.h"
 #include "onnxopt/pass/pass.h"
 
 namespace onnxopt {
@@ -30,7 +31,7 @@ struct NamedPipeline {
   std::string summary;
 };
 
-class PassRegistry {
+class ONNXOPT_API PassRegistry {
  public:
   // An empty registry; withBuiltinPasses() is the usual start.
   PassRegistry() = default;

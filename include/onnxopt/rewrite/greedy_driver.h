@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/pass/pass.h"
 #include "onnxopt/rewrite/pattern.h"
@@ -35,7 +36,7 @@ struct GreedyRewriteResult {
   std::string non_convergence;
 };
 
-class GreedyRewriteDriver {
+class ONNXOPT_API GreedyRewriteDriver {
  public:
   // `patterns` must outlive the driver. Statistics and --debug lines go to `context`.
   GreedyRewriteDriver(const RewritePatternSet& patterns, GreedyRewriteConfig config,

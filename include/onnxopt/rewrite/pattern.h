@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
 
 namespace onnxopt {
@@ -35,7 +36,7 @@ inline LogicalResult failure() { return LogicalResult::failure(); }
 inline bool succeeded(LogicalResult result) { return result.succeeded(); }
 inline bool failed(LogicalResult result) { return result.failed(); }
 
-class RewritePattern {
+class ONNXOPT_API RewritePattern {
  public:
   // The driver offers the pattern every node of op type `root_op_type` in `root_domain` ("" and
   // "ai.onnx" are the default domain). `name` shows in --debug output and errors.

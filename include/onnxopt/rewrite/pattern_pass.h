@@ -5,13 +5,14 @@
 #include <memory>
 #include <string>
 
+#include "onnxopt/export.h"
 #include "onnxopt/pass/pass.h"
 #include "onnxopt/rewrite/greedy_driver.h"
 #include "onnxopt/rewrite/pattern.h"
 
 namespace onnxopt {
 
-class PatternPass : public Pass {
+class ONNXOPT_API PatternPass : public Pass {
  public:
   absl::StatusOr<bool> run(ir::Model& model, PassContext& context) override;
 

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/rewrite/pattern.h"
 #include "onnxopt/rewrite/shape_oracle.h"
@@ -25,7 +26,7 @@ namespace detail {
 class Worklist;
 }  // namespace detail
 
-class PatternRewriter {
+class ONNXOPT_API PatternRewriter {
  public:
   PatternRewriter(const PatternRewriter&) = delete;
   PatternRewriter& operator=(const PatternRewriter&) = delete;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
 
 namespace onnxopt {
@@ -19,7 +20,7 @@ namespace onnxopt {
 // oracle (it costs about two protobuf parses of the model). Declared dims win over inferred ones;
 // an unknown dim is never guessed. Answers are memoized per value; values are SSA, so an answer
 // stays true until the producing node changes (forget()). Returned references stay valid.
-class ShapeOracle {
+class ONNXOPT_API ShapeOracle {
  public:
   explicit ShapeOracle(ir::Model& model);
   ~ShapeOracle();
@@ -60,13 +61,13 @@ class ShapeOracle {
 // a dim against a known 1 gives the other dim; a known size other than 1 wins against a symbol or
 // an unknown (the other must then be 1 or equal); equal symbols stay; anything else is unknown.
 // nullopt when the shapes provably do not broadcast (two different known sizes, neither 1).
-std::optional<ir::Shape> broadcastShapes(const ir::Shape& a, const ir::Shape& b);
+ONNXOPT_API std::optional<ir::Shape> broadcastShapes(const ir::Shape& a, const ir::Shape& b);
 
 // Whether `from` provably broadcasts unidirectionally to `to` without changing it: its rank is
 // not larger and every dim (right-aligned) is a known 1 or provably equal to `to`'s dim.
-bool broadcastsUnidirectionally(const ir::Shape& from, const ir::Shape& to);
+ONNXOPT_API bool broadcastsUnidirectionally(const ir::Shape& from, const ir::Shape& to);
 
 // Whether every dim of the two shapes is provably equal (same rank, same known sizes or symbols).
-bool provablyEqual(const ir::Shape& a, const ir::Shape& b);
+ONNXOPT_API bool provablyEqual(const ir::Shape& a, const ir::Shape& b);
 
 }  // namespace onnxopt
