@@ -46,6 +46,8 @@ struct OptimizeOptions {
   bool verify_each = false;
   // Repeat the whole pipeline until a round changes nothing, at most max_fixed_point_rounds
   // rounds; hitting the cap is a warning in the report (an error with require_convergence).
+  // Named pipelines ("-O1", "-O2") always run so, as onnx-opt runs them; this asks it of
+  // pipeline text too.
   bool fixed_point = false;
   int64_t max_fixed_point_rounds = 10;
   // Fail when a rewrite driver or the fixed-point loop does not converge.

@@ -67,7 +67,9 @@ absl::StatusOr<PassManager> makePassManager(const std::string& pipeline,
   if (!text.ok()) return text.status();
   PassManagerOptions manager_options;
   manager_options.verify_each = options.verify_each;
-  manager_options.fixed_point = options.fixed_point;
+  // Named pipelines are meant to run to a fixed point ("-O1": "to a fixed point"), as onnx-opt
+  // and the Python module run them.
+  manager_options.fixed_point = options.fixed_point || absl::StartsWith(pipeline, "-");
   manager_options.max_fixed_point_rounds = options.max_fixed_point_rounds;
   manager_options.require_convergence = options.require_convergence;
   manager_options.debug_sink = options.debug_sink;

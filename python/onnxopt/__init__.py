@@ -32,7 +32,7 @@ Pipeline = collections.namedtuple("Pipeline", "name passes summary")
 
 
 def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=False,
-             fixed_point=None, max_fixed_point_rounds=10, require_convergence=False,
+             fixed_point=False, max_fixed_point_rounds=10, require_convergence=False,
              debug=False, external_data_file=None, return_report=False):
     """Optimizes `model` and returns the result as a new onnx.ModelProto.
 
@@ -48,9 +48,8 @@ def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=Fal
     verify_each, require_convergence, debug: onnx-opt's --verify-each, --require-convergence and
         --debug. debug=True prints the lines to sys.stderr as onnx-opt does; a callable gets
         each line instead.
-    fixed_point: repeat the pipeline until a round changes nothing, at most
-        max_fixed_point_rounds rounds. The default (None) is onnx-opt's: on for a named pipeline,
-        off for pipeline text.
+    fixed_point: repeat pipeline text until a round changes nothing, at most
+        max_fixed_point_rounds rounds, as a named pipeline always is (onnx-opt's --fixed-point).
     external_data_file: with output=, the file name for weights moved out of a model over 2 GiB
         (default: "<output name>.data").
     return_report: return (model or None, Report) instead: the statistics of every pass run.
@@ -73,8 +72,6 @@ def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=Fal
                         f"{type(model).__name__}")
     if external_data_file is not None and output is None:
         raise TypeError("external_data_file= needs output=")
-    if fixed_point is None:
-        fixed_point = passes.startswith("-")
     if debug is True:
         debug = _print_debug_line
     elif debug is False:

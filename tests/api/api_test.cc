@@ -223,6 +223,18 @@ TEST(Optimize, FixedPointRunsUntilNothingChanges) {
   EXPECT_FALSE(report.runs[1].changed);
 }
 
+// As onnx-opt does: -O1 says "to a fixed point"; pipeline text runs once unless asked.
+TEST(Optimize, NamedPipelinesRunToAFixedPoint) {
+  onnx::ModelProto model = parse(kDeadNodes);
+  PipelineReport report;
+  OptimizeOptions options;
+  options.report = &report;
+  ASSERT_TRUE(optimize(model, "-O1", options).ok());
+  EXPECT_TRUE(report.changed);
+  EXPECT_EQ(report.rounds, 2) << "a second round confirms that nothing is left";
+  EXPECT_TRUE(report.reached_fixed_point);
+}
+
 TEST(Optimize, DebugSinkReceivesLines) {
   onnx::ModelProto model = parse(kDeadNodes);
   int lines = 0;

@@ -135,7 +135,7 @@ def test_statistics_table_is_the_clis(tmp_path):
     assert counts(report.format_statistics()) == counts(cli.stderr.decode())
 
 
-def test_fixed_point_defaults_to_the_clis(legacy_head):
+def test_named_pipelines_run_to_a_fixed_point_and_text_once_unless_asked(legacy_head):
     _, named = onnxopt.optimize(legacy_head, "-O1", return_report=True)
     text = onnxopt.list_pipelines()[1].passes
     _, once = onnxopt.optimize(legacy_head, text, return_report=True)
