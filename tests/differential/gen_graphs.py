@@ -374,9 +374,9 @@ class Graph:
             consumer = 'Mul'
         if consumer == 'Max' and not self.is_float and self.opset < 12:
             consumer = 'Sub'  # integer Max from opset 12
-        if consumer == 'output':
+        if consumer == 'output':  # of the graph, or of the body being built
             self.mark_output(e)
-            return cur
+            return self.continue_or_output(e, cur) if self.chance(0.5) else cur
         if consumer == 'Relu':
             return self.continue_or_output(self.node(self.unary(), [e], e_shape), cur)
         if consumer == 'Expand':
