@@ -312,19 +312,7 @@ class Graph:
         parts = []
         for d in target:
             if d in like_shape and (isinstance(d, str) or self.chance(0.5)):
-                index_shape = [] if self.chance(0.5) else [1]
-                index = self.constant(index_shape, np.array(like_shape.index(d), dtype=np.int64)
-                                      .reshape(index_shape), TensorProto.INT64)
-                gathered = self.node('Gather', [shape, index], self.shape[index], {'axis': 0},
-                                     elem=TensorProto.INT64)
-                if self.shape[gathered] == []:
-                    if self.opset >= 13:
-                        axes = self.constant([1], np.array([0], dtype=np.int64), TensorProto.INT64)
-                        gathered = self.node('Unsqueeze', [gathered, axes], [1], elem=TensorProto.INT64)
-                    else:
-                        gathered = self.node('Unsqueeze', [gathered], [1], {'axes': [0]},
-                                             elem=TensorProto.INT64)
-                parts.append(gathered)
+                parts.append(self.dim_of(shape, like, like_shape.index(d)))
             else:
                 if isinstance(d, str):
                     return None
@@ -332,6 +320,32 @@ class Graph:
         if len(parts) == 1:
             return parts[0]
         return self.node('Concat', parts, [len(target)], {'axis': 0}, elem=TensorProto.INT64)
+
+    def dim_of(self, shape, like, axis):
+        """A 1-element int64 value holding dim `axis` of `like`, whose Shape is `shape`: Shape with
+        start/end (opset 15+), or Gather of a scalar or 1-element index (negative at times),
+        Unsqueezed to 1-D, through an Identity now and then."""
+        rank = len(self.shape[like])
+        if self.opset >= 15 and self.chance(0.3):
+            start = axis - rank if self.chance(0.5) else axis
+            return self.node('Shape', [like], [1], {'start': start, 'end': start + 1 if start != -1 else rank},
+                             elem=TensorProto.INT64)
+        index_shape = [] if self.chance(0.5) else [1]
+        value = axis - rank if self.chance(0.3) else axis
+        index = self.constant(index_shape, np.array(value, dtype=np.int64).reshape(index_shape),
+                              TensorProto.INT64)
+        if self.chance(0.2):
+            shape = self.node('Identity', [shape], self.shape[shape], elem=TensorProto.INT64)
+        gathered = self.node('Gather', [shape, index], self.shape[index], {'axis': 0},
+                             elem=TensorProto.INT64)
+        if self.shape[gathered] == []:
+            if self.opset >= 13:
+                axes = self.constant([1], np.array([0], dtype=np.int64), TensorProto.INT64)
+                gathered = self.node('Unsqueeze', [gathered, axes], [1], elem=TensorProto.INT64)
+            else:
+                gathered = self.node('Unsqueeze', [gathered], [1], {'axes': [0]},
+                                     elem=TensorProto.INT64)
+        return gathered
 
     def expand_of(self, x_shape, out_shape, x=None, into=False, exact=False):
         """Expand(x, S) whose result broadcasts with `out_shape` (`into`: to out_shape itself, as
@@ -464,13 +478,16 @@ class Graph:
         self.maybe_share(y, 0.12)
         return self.continue_or_output(y, cur)
 
-    def body(self, motif, cur):
-        """Runs `motif` in a new scope on `cur` (an outer value); returns (nodes, output)."""
+    def body(self, motif, cur, formal=None):
+        """Runs `motif` in a new scope on `cur` (an outer value), or on `formal`, a body input
+        of cur's shape; returns (nodes, output). The output is a value of the body, or now and
+        then an outer value returned as it is."""
         self.scopes.append(Scope(len(self.scopes)))
+        if formal is not None:
+            cur = self.define(formal, self.shape[cur], self.cur_depth())
         y = motif(cur)
-        if y == cur or self.depth[y] != self.cur_depth():
-            op = 'Identity'
-            y = self.node(op, [y], self.shape[y], hoist=False)
+        if y == cur or (self.depth[y] != self.cur_depth() and self.chance(0.8)):
+            y = self.node('Identity', [y], self.shape[y], hoist=False)
         scope = self.scopes.pop()
         return scope.nodes, y
 
@@ -490,13 +507,15 @@ class Graph:
         return out
 
     def motif_loop(self, cur):
-        """Loop<body>(2, true, cur): the body runs a motif on outer values; `cur` is carried
-        through unchanged (ONNX requires a carried value) and the motif's result is scanned."""
+        """Loop<body>(2, true, cur): the body runs a motif on outer values or on its input
+        carrying `cur` (through unchanged: ONNX requires a carried value); the motif's result is
+        scanned."""
         self.motifs.append('loop')
         motif = self.pick(self.body_motifs())
-        nodes, y = self.body(motif, cur)
-        iteration, cond_in, cond_out = self.fresh('i'), self.fresh('cond_in'), self.fresh('cond_out')
         carried_in, carried_out = self.fresh('carried_in'), self.fresh('carried_out')
+        # The motif reads the outer `cur`, or the body's own input carrying it.
+        nodes, y = self.body(motif, cur, carried_in if self.chance(0.5) else None)
+        iteration, cond_in, cond_out = self.fresh('i'), self.fresh('cond_in'), self.fresh('cond_out')
         nodes.append(helper.make_node('Identity', [cond_in], [cond_out]))
         nodes.append(helper.make_node('Identity', [carried_in], [carried_out]))
         info = lambda v, shape, elem=self.elem: helper.make_tensor_value_info(v, elem, shape)
