@@ -480,13 +480,13 @@ class Graph:
 
     def body(self, motif, cur, formal=None):
         """Runs `motif` in a new scope on `cur` (an outer value), or on `formal`, a body input
-        of cur's shape; returns (nodes, output). The output is a value of the body, or now and
-        then an outer value returned as it is."""
+        of cur's shape; returns (nodes, output). An outer value is returned through an Identity
+        (ONNX Runtime rejects a body that returns one directly)."""
         self.scopes.append(Scope(len(self.scopes)))
         if formal is not None:
             cur = self.define(formal, self.shape[cur], self.cur_depth())
         y = motif(cur)
-        if y == cur or (self.depth[y] != self.cur_depth() and self.chance(0.8)):
+        if y == cur or self.depth[y] != self.cur_depth():
             y = self.node('Identity', [y], self.shape[y], hoist=False)
         scope = self.scopes.pop()
         return scope.nodes, y
