@@ -9,7 +9,8 @@
 // before the next model starts (a crash then points at the model without a line). A pattern
 // "declined" when it did not match a node that is a candidate (a Gemm next to a Transpose, an
 // Add of a MatMul, ...) and said why; nodes that are no candidate at all are not counted.
-//   {"model":"<path>","ok":true,"fired":{"<pattern>":n,...},"declined":{"<pattern>":n,...}}
+//   {"model":"<path>","ok":true,"changed":{"<pass>":rounds,...},"fired":{"<pattern>":n,...},
+//    "declined":{"<pattern>":n,...}}
 //   {"model":"<path>","ok":false,"error":"<status message>"}
 // Exit status: 0 when every model was optimized, 1 when one failed, 2 on a bad command line.
 
@@ -101,11 +102,15 @@ int main(int argc, char** argv) {
     options.fixed_point = true;  // what -O1 implies on the command line
     options.require_convergence = true;
     options.debug_sink = [&](absl::string_view line) { countDebugLine(line, &fired, &declined); };
+    onnxopt::PipelineReport report;
+    options.report = &report;
     const absl::Status status = onnxopt::optimizeFile(input, output, "-O1", options);
     if (status.ok()) {
-      std::cout << "{\"model\":" << jsonString(input) << ",\"ok\":true,\"fired\":"
-                << jsonCounts(fired) << ",\"declined\":" << jsonCounts(declined) << "}"
-                << std::endl;
+      std::map<std::string, int> changed;  // rounds in which each pass changed the model
+      for (const onnxopt::PassRun& run : report.runs) changed[run.pass] += run.changed ? 1 : 0;
+      std::cout << "{\"model\":" << jsonString(input) << ",\"ok\":true,\"changed\":"
+                << jsonCounts(changed) << ",\"fired\":" << jsonCounts(fired)
+                << ",\"declined\":" << jsonCounts(declined) << "}" << std::endl;
     } else {
       ++failed;
       std::cout << "{\"model\":" << jsonString(input) << ",\"ok\":false,\"error\":"

@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 // Differential test of the -O1 passes (tests/differential/README.md): optimizes every model of a
 // generated batch with diff_driver, runs original and optimized with ONNX Runtime on the same
-// seeded inputs (symbolic dims bound per run as the manifest says), and reports per pattern
-// how many graphs it fired in and declined in.
+// seeded inputs (symbolic dims bound per run as the manifest says), and reports how many graphs
+// each pass changed and each pattern fired in and declined in.
 //
 //   node run_differential.mjs --driver DIFF_DRIVER --models DIR [--work DIR] [--jobs J]
 //                             [--seed N] [--require-fires] [--keep]
 //
 // DIR holds the models and the manifest.json that gen_graphs.py writes. --require-fires fails
-// the run when a pattern of -O1 fired in no graph (a generator that misses the patterns must
-// not pass). The last line is "N passed, M failed"; exit 0 when nothing failed.
+// the run when a pass of -O1 changed no graph, or one of its patterns fired or declined in none
+// (a generator that misses the patterns must not pass). The last line is "N passed, M failed"; exit 0 when nothing failed.
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,6 +27,8 @@ const PATTERNS = [
   'read-around-expand',
   'fuse-matmul-add',
 ];
+// The passes of -O1: each must change some graph of a batch.
+const PASSES = ['eliminate-nop-expand', 'fuse-matmul-add-gemm', 'fuse-transpose-gemm', 'eliminate-dead-nodes'];
 const RUNS = 3;
 const TIMEOUT_SECONDS = 120;
 
@@ -129,6 +131,7 @@ async function main() {
   });
 
   // 3. What the batch exercised.
+  const changed = Object.fromEntries(PASSES.map((p) => [p, 0]));
   const fired = Object.fromEntries(PATTERNS.map((p) => [p, 0]));
   const declined = Object.fromEntries(PATTERNS.map((p) => [p, 0]));
   const motifs = {};
@@ -141,6 +144,9 @@ async function main() {
     opsets[info.opset] = (opsets[info.opset] ?? 0) + 1;
     elems[info.elem] = (elems[info.elem] ?? 0) + 1;
     if (!r.ok) continue;
+    for (const [pass, rounds] of Object.entries(r.changed)) {
+      if (pass in changed && rounds > 0) changed[pass]++;
+    }
     for (const [counts, total] of [[r.fired, fired], [r.declined, declined]]) {
       for (const p of new Set(Object.keys(counts).map(patternFamily))) {
         if (p in total) total[p]++;
@@ -151,11 +157,15 @@ async function main() {
   process.stdout.write(`${names.length} graphs from ${o.models}; ${runsCompared} runs compared ` +
     `(${RUNS} input sets per graph, fewer where the original rejects one)\n`);
   process.stdout.write(`opsets: ${line(opsets)}\nelement types: ${line(elems)}\nmotifs (graphs): ${line(motifs)}\n`);
+  process.stdout.write(`graphs changed by each pass: ${line(changed)}\n`);
   process.stdout.write('pattern                            graphs fired  graphs declined\n');
   for (const p of PATTERNS) {
     process.stdout.write(`${p.padEnd(36)} ${String(fired[p]).padStart(11)}  ${String(declined[p]).padStart(15)}\n`);
   }
   if (o.requireFires) {
+    for (const p of PASSES) {
+      if (changed[p] === 0) failures.push(`FAIL pass '${p}' changed no graph: the generator no longer exercises it`);
+    }
     for (const p of PATTERNS) {
       if (fired[p] === 0) failures.push(`FAIL pattern '${p}' fired in no graph: the generator no longer exercises it`);
       if (declined[p] === 0) failures.push(`FAIL pattern '${p}' declined in no graph: the generator no longer tests its guards`);
