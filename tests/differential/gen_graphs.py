@@ -76,7 +76,7 @@ class Graph:
         self.rng = rng
         self.opset = opset
         self.elem_name = elem
-        self.elem, self.np_type = {**FLOAT_TYPES, **INT_TYPES}[elem]
+        self.elem = {**FLOAT_TYPES, **INT_TYPES}[elem][0]
         self.is_float = elem in FLOAT_TYPES
         self.scopes = [Scope(0)]
         self.inputs = []
@@ -129,7 +129,7 @@ class Graph:
     def cur_depth(self):
         return self.scopes[-1].depth
 
-    def node(self, op, inputs, shape, attrs=None, elem=None, hoist=True, name_hint=None):
+    def node(self, op, inputs, shape, attrs=None, elem=None, hoist=True):
         """Adds a node with one output of `shape`, in the innermost scope or (when `hoist`) in a
         random outer scope where all its inputs are visible. Returns the output's name."""
         depth = max([self.depth[i] for i in inputs if i] + [0])
@@ -140,7 +140,7 @@ class Graph:
         out = self.fresh(op.lower() + '_')
         name = ''
         if self.chance(0.7):
-            name = f'/{name_hint or "layer"}{self.counter}/{op}' if self.chance(0.5) else self.fresh(op)
+            name = f'/layer{self.counter}/{op}' if self.chance(0.5) else self.fresh(op)
         self.scopes[depth].nodes.append(helper.make_node(op, inputs, [out], name=name, **(attrs or {})))
         return self.define(out, shape, depth, elem)
 
@@ -186,7 +186,7 @@ class Graph:
             name, self.elem if elem is None else elem, declared))
         return self.define(name, shape, 0, elem)
 
-    def tensor(self, shape, may_compute=True):
+    def tensor(self, shape):
         """A value of `shape`: a constant (static shapes only), a graph input, or computed."""
         static = all(isinstance(d, int) for d in shape)
         if self.opset >= 8 and shape and self.chance(0.08):
@@ -200,14 +200,13 @@ class Graph:
         if static and choice < 0.45:
             return self.constant(shape)
         source = self.graph_input(shape)
-        if may_compute and choice > 0.8:
-            op = 'Relu' if self.is_float else 'Abs'
-            return self.node(op, [source], shape)
+        if choice > 0.8:
+            return self.node(self.unary(), [source], shape)
         return source
 
     def mark_output(self, name):
-        """Makes `name` a graph output of its scope... of the main graph only (body outputs are
-        fixed by the If/Loop that owns the body); other scopes are ignored."""
+        """Makes `name` an output of the main graph, if it lives there (a body's outputs are
+        fixed by the If/Loop that owns it, so values of bodies are left alone)."""
         if self.depth[name] != 0 or name in self.output_names:
             return
         self.output_names.add(name)
