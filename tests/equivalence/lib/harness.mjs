@@ -2,7 +2,9 @@
 // many pairs in one long-lived process) and run.mjs (the drivers).
 //
 // check(job, onPhase) -> { status: 'pass' | 'fail' | 'cannot-run', message, notes: [] }
-//   job = { original, optimized?, expectedDir?, seed, runs, intRange }
+//   job = { original, optimized?, expectedDir?, seed, runs, intRange, dimSizes? }
+//   dimSizes: one object per run giving the size of each symbolic dim by name ('*' for the
+//   others); without it every dynamic dim of run r gets DYNAMIC_DIM_SIZES[r].
 //   'cannot-run': ONNX Runtime cannot load or run the ORIGINAL model (or, in expected-output
 //   mode, its output for the original is not the stored expected output): not onnx-opt's fault,
 //   the caller decides whether that is a skip.
@@ -169,11 +171,18 @@ export function hasDynamicDims(metadata) {
   return metadata.some((m) => m.isTensor && Array.isArray(m.shape) && m.shape.some(isDynamic));
 }
 
+// `dynSize`: the size of every dynamic dim, or an object giving a size per symbol (dim_param),
+// with '*' for the dims it does not name.
+function dynamicDimSize(dim, dynSize) {
+  if (typeof dynSize === 'number') return dynSize;
+  return dynSize[dim] ?? dynSize['*'] ?? DYNAMIC_DIM_SIZES[0];
+}
+
 function randomTensor(ort, meta, rand, dynSize, intRange) {
   if (!Array.isArray(meta.shape)) {
     throw cannotRun(`input '${meta.name}' has no shape (unknown rank): cannot make up an input`);
   }
-  const dims = meta.shape.map((d) => (isDynamic(d) ? dynSize : d));
+  const dims = meta.shape.map((d) => (isDynamic(d) ? dynamicDimSize(d, dynSize) : d));
   const n = dims.reduce((a, b) => a * b, 1);
   const [lo, hi] = intRange;
   const int = () => lo + Math.floor(rand() * (hi - lo + 1));
@@ -365,8 +374,9 @@ async function checkRandom(ort, orig, opt, job, onPhase, notes) {
   let compared = 0;
   const originalErrors = [];
   for (let run = 0; run < runs; ++run) {
-    const dynSize = DYNAMIC_DIM_SIZES[run % DYNAMIC_DIM_SIZES.length];
-    const where = `run ${run} (seed ${seed}${dynamic ? `, dynamic dims = ${dynSize}` : ''})`;
+    const dynSize = job.dimSizes?.[run % job.dimSizes.length] ?? DYNAMIC_DIM_SIZES[run % DYNAMIC_DIM_SIZES.length];
+    const dims = typeof dynSize === 'number' ? dynSize : JSON.stringify(dynSize);
+    const where = `run ${run} (seed ${seed}${dynamic ? `, dynamic dims = ${dims}` : ''})`;
     const feeds = makeRandomFeeds(ort, orig.inputMetadata, seed, run, dynSize, intRange);
     onPhase('original-run');
     let ref;
