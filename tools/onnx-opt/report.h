@@ -26,8 +26,9 @@ struct ModelCensus {
   // appearance.
   std::vector<std::pair<std::string, int64_t>> op_types;
   int64_t initializers = 0;
-  // Bytes of the initializers' data: raw_data, or external data (its length), or for data in
-  // typed fields (float_data, ...) the serialized size of the TensorProto.
+  // Bytes of the initializers' data as raw bytes: raw_data's or the external data's length,
+  // elements x element size for data in typed fields (float_data, ...), the strings' lengths
+  // for string tensors.
   int64_t initializer_bytes = 0;
 
   static ModelCensus of(ir::Model& model);
