@@ -16,8 +16,9 @@
 namespace onnxopt::ir {
 
 // Told how far a load or save has got: `done` bytes of `total` (-1 while the total is not known).
-// Called from the thread doing the work, once per buffer of about 1 MiB and once at the end;
-// onnx-opt draws its progress line with it. Unset, nothing is counted.
+// Called from the thread doing the work, once per buffer protobuf's stream takes (8 KiB to
+// 1 MiB) and once at the end; onnx-opt draws its progress line with it. Unset, nothing is
+// counted.
 using ByteProgress = std::function<void(int64_t done, int64_t total)>;
 
 struct LoadOptions {
