@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -1461,10 +1462,27 @@ TEST_F(CliTest, ReportOfStdinToStdoutAndOddNames) {
   EXPECT_EQ(json["rounds"].integer(), 1);
   EXPECT_TRUE(json["passes"].array.empty());
 
-  // A device has no size to report.
-  r = runTool({kExample, "-O0", "-o", "/dev/null", "--report=" + report, "-q"});
+  // A device has no size to report, nor has a FIFO.
+  const std::string fifo = io_dir_ + "/model.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  const std::string bytes = readFile(kExample);
+  const pid_t writer = fork();
+  ASSERT_GE(writer, 0) << std::strerror(errno);
+  if (writer == 0) {
+    const int fd = open(fifo.c_str(), O_WRONLY);
+    const bool written =
+        fd >= 0 && write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+    _exit(written ? 0 : 1);
+  }
+  r = runTool({fifo, "-O0", "-o", "/dev/null", "--report=" + report, "-q"});
+  if (r.exit_code != 0) kill(writer, SIGKILL);  // it may still wait for a reader
+  int status = 0;
+  waitpid(writer, &status, 0);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  EXPECT_EQ(readJson(report)["model"]["after"]["file_bytes"].kind,
+  const onnxopt::testing::JsonValue fifo_json = readJson(report);
+  EXPECT_EQ(fifo_json["model"]["before"]["file_bytes"].kind,
+            onnxopt::testing::JsonValue::Kind::kNull);
+  EXPECT_EQ(fifo_json["model"]["after"]["file_bytes"].kind,
             onnxopt::testing::JsonValue::Kind::kNull);
 }
 

@@ -159,15 +159,17 @@ ir::ByteProgress byteProgress(ProgressLine* progress) {
   return [progress](int64_t done, int64_t total) { progress->bytes(done, total); };
 }
 
-// Reads the input; `*bytes_read` is the size of what was parsed (the model file, or stdin).
+// Reads the input; `*bytes_read` is the size of what was parsed (the model file, or stdin),
+// unknown for a FIFO.
 absl::StatusOr<std::unique_ptr<ir::Model>> load(const Options& options, Io& io,
-                                                ProgressLine* progress, int64_t* bytes_read) {
+                                                ProgressLine* progress,
+                                                std::optional<int64_t>* bytes_read) {
   ir::LoadOptions load_options;
   load_options.progress = byteProgress(progress);
   if (options.input != "-") {
     if (progress) progress->beginStage("loading");
     auto model = ir::loadModelFromFile(options.input, load_options);
-    if (model.ok()) *bytes_read = regularFileSize(options.input).value_or(0);
+    if (model.ok()) *bytes_read = regularFileSize(options.input);
     return model;
   }
   if (progress) progress->beginStage("reading <stdin>");
@@ -347,8 +349,8 @@ int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
   record.fixed_point = (*manager)->options().fixed_point;
 
   auto start = std::chrono::steady_clock::now();
-  int64_t input_bytes = 0;
-  absl::StatusOr<std::unique_ptr<ir::Model>> loaded = load(options, io, progress.get(), &input_bytes);
+  absl::StatusOr<std::unique_ptr<ir::Model>> loaded =
+      load(options, io, progress.get(), &record.input_bytes);
   if (progress) progress->clear();
   if (!loaded.ok()) return fail(io, input, loaded.status().message());
   ir::Model& model = **loaded;
@@ -356,7 +358,6 @@ int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
     return fail(io, input, absl::StrCat("invalid model: ", status.message()));
   }
   record.load_seconds = secondsSince(start);
-  record.input_bytes = input_bytes;
   record.before = ModelCensus::of(model);
 
   // A failing pass stops here: nothing is saved (the model would be only partly optimized).

@@ -42,7 +42,7 @@ struct RunRecord {
   bool fixed_point = false;
   ModelCensus before;
   ModelCensus after;
-  std::optional<int64_t> input_bytes;   // read from the input (model file only)
+  std::optional<int64_t> input_bytes;   // read from the input (model file only); unknown for FIFOs
   std::optional<int64_t> output_bytes;  // written to the output; unknown for devices and FIFOs
   double load_seconds = 0;
   double optimize_seconds = 0;
