@@ -21,8 +21,11 @@ echo
 echo "== $("$tool" --version)"
 echo "== $model: the legacy exporter form (a Transpose of every weight into Gemm's B, an Expand"
 echo "   of every bias into Gemm's C)"
-echo "\$ $tool $model -o $out --pass-statistics"
-"$tool" "$model" -o "$out" --pass-statistics
+report="$out_dir/report.json"
+echo "\$ $tool $model -o $out --pass-statistics --report=$report"
+"$tool" "$model" -o "$out" --pass-statistics --report="$report"
+echo "   the JSON report for CI (docs/report-schema.md), its model section:"
+sed -n '/"model": {/,/^  },/p' "$report" | sed 's/^/   | /'
 
 echo
 echo "\$ node tests/equivalence/compare.mjs $model $out   # ONNX Runtime, before vs after"

@@ -62,6 +62,11 @@ struct OptimizeOptions {
   // --debug: why patterns did not match and which rewrites applied, one line per call.
   PassContext::DebugSink debug_sink;
 
+  // If set, told where the pipeline is (pass, round, nodes visited) before each pass and as
+  // rewrite drivers go; see PipelineProgress. Byte progress of loading and saving is in
+  // ir::LoadOptions / ir::SaveOptions (`save.progress` here, for optimizeFile()).
+  PipelineProgressSink progress;
+
   // Where pipelines find passes by name; null means PassRegistry::global() (the built-in passes
   // plus the ones registered at run time).
   const PassRegistry* registry = nullptr;

@@ -12,6 +12,10 @@ namespace {
 
 using detail::describe;
 
+// PassContext::progress() is called every 4096 node visits (the count & this mask is 0): often
+// enough for a display, too rarely to cost anything.
+constexpr int64_t kProgressMask = 4095;
+
 absl::string_view canonicalDomain(absl::string_view domain) {
   return domain == "ai.onnx" ? absl::string_view() : domain;
 }
@@ -76,7 +80,7 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::run(ir::Model& model) {
     bool changed = false;
 
     while (ir::Node* node = worklist.pop()) {
-      ++statistics.nodes_visited;
+      if ((++statistics.nodes_visited & kProgressMask) == 0) context_.progress();
       if (isTriviallyDead(*node)) {
         if (context_.debugEnabled()) context_.debug(absl::StrCat("erased dead ", describe(*node)));
         rewriter.eraseDeadNode(*node);

@@ -73,6 +73,7 @@ absl::StatusOr<PassManager> makePassManager(const std::string& pipeline,
   manager_options.max_fixed_point_rounds = options.max_fixed_point_rounds;
   manager_options.require_convergence = options.require_convergence;
   manager_options.debug_sink = options.debug_sink;
+  manager_options.progress = options.progress;
   PassManager manager(std::move(manager_options));
   if (absl::Status status = manager.addPipeline(*text, registry); !status.ok()) return status;
   return manager;

@@ -9,31 +9,23 @@
 #include "onnxopt/ir/verifier.h"
 
 namespace onnxopt {
-namespace {
 
-// Runs of the same pipeline position, summed over rounds.
-struct PassTotals {
-  std::string pass;
-  PassStatistics statistics;
-  double seconds = 0;
-};
-
-std::vector<PassTotals> totalsByPosition(const PipelineReport& report) {
+std::vector<PassTotals> passTotals(const PipelineReport& report) {
   std::vector<PassTotals> totals;
   for (const PassRun& run : report.runs) {
     if (run.position >= totals.size()) totals.resize(run.position + 1);
     PassTotals& entry = totals[run.position];
     entry.pass = run.pass;
+    ++entry.runs;
+    entry.changed |= run.changed;
     entry.statistics += run.statistics;
     entry.seconds += run.seconds;
   }
   return totals;
 }
 
-}  // namespace
-
 std::string formatPassStatistics(const PipelineReport& report) {
-  const std::vector<PassTotals> totals = totalsByPosition(report);
+  const std::vector<PassTotals> totals = passTotals(report);
   size_t name_width = 4;
   for (const PassTotals& entry : totals) name_width = std::max(name_width, entry.pass.size());
   const int width = static_cast<int>(name_width);
@@ -51,7 +43,7 @@ std::string formatPassStatistics(const PipelineReport& report) {
 }
 
 std::string formatPassTimings(const PipelineReport& report) {
-  const std::vector<PassTotals> totals = totalsByPosition(report);
+  const std::vector<PassTotals> totals = passTotals(report);
   double total_seconds = 0;
   for (const PassTotals& entry : totals) total_seconds += entry.seconds;
   std::string text = absl::StrFormat("Pass execution timing (%d round%s)\n", report.rounds,
@@ -98,6 +90,10 @@ bool PassManager::shouldPrintAfter(const Pass& pass, bool changed) const {
 
 absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
   PipelineReport report;
+  PipelineProgress progress;
+  progress.passes = passes_.size();
+  int64_t visited_before = 0;  // by the runs that have finished
+  std::string running;         // progress.pass
   const int64_t max_rounds =
       options_.fixed_point ? std::max<int64_t>(options_.max_fixed_point_rounds, 1) : 1;
   for (int64_t round = 1; round <= max_rounds; ++round) {
@@ -108,6 +104,18 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
       PassContext context;
       context.setDebugSink(options_.debug_sink);
       context.setRequireConvergence(options_.require_convergence);
+      if (options_.progress) {
+        progress.round = round;
+        progress.position = position;
+        running = pass.pipelineText();
+        progress.pass = running;
+        progress.nodes_visited = visited_before;
+        options_.progress(progress);
+        context.setProgressSink([this, &progress, &context, visited_before] {
+          progress.nodes_visited = visited_before + context.statistics().nodes_visited;
+          options_.progress(progress);
+        });
+      }
 
       const auto start = std::chrono::steady_clock::now();
       absl::StatusOr<bool> changed = pass.run(model, context);
@@ -128,6 +136,7 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
       run.round = round;
       run.changed = *changed;
       run.statistics = context.statistics();
+      visited_before += run.statistics.nodes_visited;
       run.seconds = elapsed.count();
       run.warnings = context.warnings();
       for (const std::string& warning : run.warnings) {
@@ -146,6 +155,12 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
       if (options_.require_convergence) return absl::ResourceExhaustedError(message);
       report.warnings.push_back(message);
     }
+  }
+  if (options_.progress) {
+    progress.position = passes_.size();
+    progress.pass = {};
+    progress.nodes_visited = visited_before;
+    options_.progress(progress);
   }
   return report;
 }

@@ -1,5 +1,6 @@
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "onnxopt/ir/printer.h"
@@ -310,6 +311,83 @@ TEST(PassManager, DebugSinkHearsTheDriver) {
   ASSERT_TRUE(pass_manager.run(*model).ok());
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0], "erased dead node '' (Exp)");
+}
+
+TEST(PassManager, ProgressSinkFollowsPassesAndTheDriver) {
+  // A chain of 5000 Relus: the rewrite driver of eliminate-dead-nodes visits 5000 nodes a round.
+  std::string text = "<ir_version: 8, opset_import: [\"\" : 13]>\nchain (float[2] X) => (float[2] Y) {\n";
+  std::string previous = "X";
+  for (int i = 0; i < 5000; ++i) {
+    const std::string value = i == 4999 ? "Y" : "v" + std::to_string(i);
+    text += "  " + value + " = Relu(" + previous + ")\n";
+    previous = value;
+  }
+  text += "}\n";
+  auto model = parseModel(text);
+  struct Call {
+    int64_t round;
+    size_t position;
+    size_t passes;
+    std::string pass;
+    int64_t nodes_visited;
+  };
+  std::vector<Call> calls;
+  PassManagerOptions options;
+  options.fixed_point = true;
+  options.progress = [&calls](const PipelineProgress& at) {
+    calls.push_back({at.round, at.position, at.passes, std::string(at.pass), at.nodes_visited});
+  };
+  PassManager pass_manager(options);
+  ASSERT_TRUE(pass_manager.addPipeline("eliminate-dead-nodes,eliminate-nop-expand").ok());
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->rounds, 1);
+  int64_t visited = 0;
+  for (const PassRun& run : report->runs) visited += run.statistics.nodes_visited;
+  ASSERT_EQ(report->runs[0].statistics.nodes_visited, 5000);
+
+  // Before each pass, at node 4096 of each pass, and at the end.
+  ASSERT_EQ(calls.size(), 5u);
+  const std::vector<std::tuple<size_t, std::string, int64_t>> expected = {
+      {0, "eliminate-dead-nodes", 0},
+      {0, "eliminate-dead-nodes", 4096},
+      {1, "eliminate-nop-expand", 5000},
+      {1, "eliminate-nop-expand", 5000 + 4096},
+      {2, "", visited}};
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i].round, 1) << i;
+    EXPECT_EQ(calls[i].passes, 2u) << i;
+    EXPECT_EQ(std::make_tuple(calls[i].position, calls[i].pass, calls[i].nodes_visited),
+              expected[i])
+        << "call " << i;
+  }
+}
+
+TEST(PassManager, PassTotalsSumRunsPerPass) {
+  PipelineReport report;
+  PassRun first;
+  first.pass = "a";
+  first.position = 0;
+  first.changed = true;
+  first.statistics.nodes_removed = 2;
+  first.seconds = 0.5;
+  PassRun second = first;
+  second.round = 2;
+  second.changed = false;
+  second.statistics.nodes_removed = 1;
+  PassRun other;
+  other.pass = "b";
+  other.position = 1;
+  report.runs = {first, other, second};
+  const std::vector<PassTotals> totals = passTotals(report);
+  ASSERT_EQ(totals.size(), 2u);
+  EXPECT_EQ(totals[0].pass, "a");
+  EXPECT_EQ(totals[0].runs, 2);
+  EXPECT_TRUE(totals[0].changed);
+  EXPECT_EQ(totals[0].statistics.nodes_removed, 3);
+  EXPECT_DOUBLE_EQ(totals[0].seconds, 1.0);
+  EXPECT_EQ(totals[1].runs, 1);
+  EXPECT_FALSE(totals[1].changed);
 }
 
 }  // namespace

@@ -395,5 +395,80 @@ TEST(SerializationTest, FailedSavesLeaveNothingBehind) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
 }
 
+// kLinear with W as 3 x `columns` floats of raw data.
+std::unique_ptr<Model> linearWithRawWeight(int64_t columns) {
+  onnx::ModelProto proto = parseProto(kLinear);
+  onnx::TensorProto* weight = proto.mutable_graph()->mutable_initializer(0);
+  weight->clear_float_data();
+  weight->set_dims(1, columns);
+  weight->set_raw_data(std::string(3 * columns * sizeof(float), '\x01'));
+  auto model = importModel(std::move(proto));
+  EXPECT_TRUE(model.ok()) << model.status();
+  return model.ok() ? *std::move(model) : std::make_unique<Model>();
+}
+
+struct ProgressCall {
+  int64_t done;
+  int64_t total;
+  bool operator==(const ProgressCall& other) const {
+    return done == other.done && total == other.total;
+  }
+};
+
+// Checks that `calls` count up (done never decreases) and end at (`end`, `end`).
+void expectCountsUpTo(const std::vector<ProgressCall>& calls, int64_t end) {
+  ASSERT_GE(calls.size(), 3u) << "a model of several MiB is read or written in several buffers";
+  for (size_t i = 1; i < calls.size(); ++i) {
+    EXPECT_LE(calls[i - 1].done, calls[i].done) << "call " << i;
+  }
+  EXPECT_EQ(calls.back(), (ProgressCall{end, end}));
+}
+
+TEST(SerializationTest, LoadingReportsBytesParsedOfTheWhole) {
+  TempDir dir;
+  const fs::path path = dir / "model.onnx";
+  ASSERT_TRUE(saveModelToFile(*linearWithRawWeight(int64_t{1} << 18), path.string()).ok());
+  const int64_t size = static_cast<int64_t>(fs::file_size(path));
+  ASSERT_GT(size, 3 << 20);
+
+  std::vector<ProgressCall> calls;
+  LoadOptions options;
+  options.progress = [&calls](int64_t done, int64_t total) { calls.push_back({done, total}); };
+  auto from_file = loadModelFromFile(path.string(), options);
+  ASSERT_TRUE(from_file.ok()) << from_file.status();
+  expectCountsUpTo(calls, size);
+  for (const ProgressCall& call : calls) EXPECT_EQ(call.total, size);
+
+  calls.clear();
+  auto from_bytes = loadModelFromBytes(readFile(path), options);
+  ASSERT_TRUE(from_bytes.ok()) << from_bytes.status();
+  expectCountsUpTo(calls, size);
+  EXPECT_EQ(saveModelToBytes(**from_bytes).value(), readFile(path)) << "progress changes nothing";
+}
+
+TEST(SerializationTest, SavingReportsBytesWrittenIncludingExternalData) {
+  TempDir dir;
+  std::unique_ptr<Model> model = linearWithRawWeight(int64_t{1} << 18);
+  std::vector<ProgressCall> calls;
+  SaveOptions options;
+  options.progress = [&calls](int64_t done, int64_t total) { calls.push_back({done, total}); };
+  const fs::path inline_path = dir / "inline.onnx";
+  ASSERT_TRUE(saveModelToFile(*model, inline_path.string(), options).ok());
+  const int64_t size = static_cast<int64_t>(fs::file_size(inline_path));
+  expectCountsUpTo(calls, size);
+  for (const ProgressCall& call : calls) EXPECT_EQ(call.total, size);
+  ASSERT_TRUE(saveModelToFile(*model, (dir / "plain.onnx").string()).ok());
+  EXPECT_EQ(readFile(inline_path), readFile(dir / "plain.onnx")) << "progress changes nothing";
+
+  // Moved out to external data: those bytes come first, with the total not yet known.
+  calls.clear();
+  options.max_inline_bytes = 4096;
+  const fs::path outlined = dir / "outlined.onnx";
+  ASSERT_TRUE(saveModelToFile(*model, outlined.string(), options).ok());
+  const int64_t data_size = static_cast<int64_t>(fs::file_size(dir / "outlined.onnx.data"));
+  expectCountsUpTo(calls, data_size + static_cast<int64_t>(fs::file_size(outlined)));
+  EXPECT_EQ(calls.front(), (ProgressCall{data_size, -1}));
+}
+
 }  // namespace
 }  // namespace onnxopt::ir

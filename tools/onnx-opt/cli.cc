@@ -1,6 +1,10 @@
 #include "cli.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <chrono>
 #include <iterator>
 #include <exception>
@@ -18,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/strip.h"
@@ -30,6 +35,8 @@
 #include "onnxopt/pass/pass.h"
 #include "onnxopt/pass/pass_manager.h"
 #include "onnxopt/pass/pass_registry.h"
+#include "progress.h"
+#include "report.h"
 
 #ifndef ONNXOPT_VERSION
 #define ONNXOPT_VERSION "unknown"
@@ -124,47 +131,33 @@ std::string displayName(const std::string& path, bool output) {
   return path;
 }
 
-// Node counts over every graph of the model, op types in order of first appearance.
-struct NodeCounts {
-  size_t total = 0;
-  std::vector<std::pair<std::string, size_t>> by_op;
+// Bytes of the file at `path` if it is a regular file.
+std::optional<int64_t> regularFileSize(const std::string& path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
+  return static_cast<int64_t>(info.st_size);
+}
 
-  static NodeCounts of(ir::Model& model) {
-    NodeCounts counts;
-    ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
-      for (ir::Node& node : graph) {
-        ++counts.total;
-        std::string op = node.domain().empty() || node.domain() == "ai.onnx"
-                             ? node.opType()
-                             : absl::StrCat(node.domain(), ".", node.opType());
-        auto it = counts.by_op.begin();
-        while (it != counts.by_op.end() && it->first != op) ++it;
-        if (it == counts.by_op.end()) {
-          counts.by_op.emplace_back(std::move(op), 1);
-        } else {
-          ++it->second;
-        }
-      }
-    });
-    return counts;
+// Forwards byte counts to the progress line, if there is one.
+ir::ByteProgress byteProgress(ProgressLine* progress) {
+  if (progress == nullptr) return nullptr;
+  return [progress](int64_t done, int64_t total) { progress->bytes(done, total); };
+}
+
+// Reads the input; `*bytes_read` is the size of what was parsed (the model file, or stdin),
+// unknown for a FIFO.
+absl::StatusOr<std::unique_ptr<ir::Model>> load(const Options& options, Io& io,
+                                                ProgressLine* progress,
+                                                std::optional<int64_t>* bytes_read) {
+  ir::LoadOptions load_options;
+  load_options.progress = byteProgress(progress);
+  if (options.input != "-") {
+    if (progress) progress->beginStage("loading");
+    auto model = ir::loadModelFromFile(options.input, load_options);
+    if (model.ok()) *bytes_read = regularFileSize(options.input);
+    return model;
   }
-
-  std::string str() const {
-    std::string s = absl::StrCat(total, total == 1 ? " node" : " nodes");
-    if (!by_op.empty()) {
-      absl::StrAppend(&s, " (",
-                      absl::StrJoin(by_op, ", ",
-                                    [](std::string* out, const auto& entry) {
-                                      absl::StrAppend(out, entry.first, " ", entry.second);
-                                    }),
-                      ")");
-    }
-    return s;
-  }
-};
-
-absl::StatusOr<std::unique_ptr<ir::Model>> load(const Options& options, Io& io) {
-  if (options.input != "-") return ir::loadModelFromFile(options.input);
+  if (progress) progress->beginStage("reading <stdin>");
   std::string bytes;
   constexpr size_t kChunk = size_t{1} << 20;
   while (io.in) {
@@ -172,29 +165,53 @@ absl::StatusOr<std::unique_ptr<ir::Model>> load(const Options& options, Io& io) 
     bytes.resize(old_size + kChunk);
     io.in.read(bytes.data() + old_size, static_cast<std::streamsize>(kChunk));
     bytes.resize(old_size + static_cast<size_t>(io.in.gcount()));
+    if (progress) progress->bytes(static_cast<int64_t>(bytes.size()), -1);
   }
   if (io.in.bad()) return absl::DataLossError("cannot read standard input");
-  return ir::loadModelFromBytes(bytes);
+  *bytes_read = static_cast<int64_t>(bytes.size());
+  if (progress) progress->beginStage("loading");
+  return ir::loadModelFromBytes(bytes, load_options);
 }
 
-absl::Status writeStream(std::ostream& out, absl::string_view bytes) {
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+absl::Status writeStream(std::ostream& out, absl::string_view bytes, ProgressLine* progress) {
+  constexpr size_t kChunk = size_t{1} << 20;
+  const int64_t total = static_cast<int64_t>(bytes.size());
+  for (size_t at = 0; at < bytes.size() && out; at += kChunk) {
+    const size_t size = std::min(kChunk, bytes.size() - at);
+    out.write(bytes.data() + at, static_cast<std::streamsize>(size));
+    if (progress) progress->bytes(static_cast<int64_t>(at + size), total);
+  }
   out.flush();
   if (!out) return absl::DataLossError("cannot write to standard output");
   return absl::OkStatus();
 }
 
-absl::Status save(const ir::Model& model, const Options& options, Io& io) {
+// Writes the output; `*bytes_written` is its size, if known (not for devices and FIFOs).
+absl::Status save(const ir::Model& model, const Options& options, Io& io, ProgressLine* progress,
+                  std::optional<int64_t>* bytes_written) {
+  if (progress) progress->beginStage("saving");
   if (options.output != "-") {
+    absl::Status status;
     if (options.emit == EmitKind::kText) {
-      return ir::writeFileAtomically(options.output, ir::printModel(model));
+      status = ir::writeFileAtomically(options.output, ir::printModel(model));
+    } else {
+      ir::SaveOptions save_options;
+      save_options.progress = byteProgress(progress);
+      status = ir::saveModelToFile(model, options.output, save_options);
     }
-    return ir::saveModelToFile(model, options.output);
+    if (status.ok()) *bytes_written = regularFileSize(options.output);
+    return status;
   }
-  if (options.emit == EmitKind::kText) return writeStream(io.out, ir::printModel(model));
-  absl::StatusOr<std::string> serialized = ir::saveModelToBytes(model);
-  if (!serialized.ok()) return serialized.status();
-  return writeStream(io.out, *serialized);
+  std::string bytes;
+  if (options.emit == EmitKind::kText) {
+    bytes = ir::printModel(model);
+  } else {
+    absl::StatusOr<std::string> serialized = ir::saveModelToBytes(model);
+    if (!serialized.ok()) return serialized.status();
+    bytes = *std::move(serialized);
+  }
+  *bytes_written = static_cast<int64_t>(bytes.size());
+  return writeStream(io.out, bytes, progress);
 }
 
 // --list-passes: every pass with its summary and options, then the named pipelines.
@@ -222,8 +239,14 @@ std::string listPasses(const PassRegistry& registry) {
 
 // The pass manager the options ask for; an error is a usage error.
 absl::StatusOr<std::unique_ptr<PassManager>> buildPassManager(const Options& options, Io& io,
-                                                              const PassRegistry& registry) {
+                                                              const PassRegistry& registry,
+                                                              ProgressLine* progress) {
   PassManagerOptions pm_options;
+  if (progress) {
+    pm_options.progress = [progress](const PipelineProgress& at) {
+      progress->pass(at.round, at.position, at.passes, at.pass, at.nodes_visited);
+    };
+  }
   pm_options.verify_each = options.verify_each;
   pm_options.require_convergence = options.require_convergence;
   // Named pipelines are meant to be run to a fixed point (-O1: "to a fixed point").
@@ -271,13 +294,29 @@ absl::StatusOr<std::unique_ptr<PassManager>> buildPassManager(const Options& opt
   return manager;
 }
 
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The progress line is for a person watching a terminal, and only when nothing else is being
+// written to it while the tool works.
+bool wantsProgress(const Options& options, const Io& io) {
+  return io.err_is_terminal && !options.quiet && !options.debug && !options.print_ir_after_all &&
+         !options.print_ir_after_change && options.print_ir_after.empty();
+}
+
 int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
   if (options.list_passes) {
     io.out << listPasses(registry);
     io.out.flush();
     return io.out ? kExitOk : kExitError;
   }
-  absl::StatusOr<std::unique_ptr<PassManager>> manager = buildPassManager(options, io, registry);
+  std::unique_ptr<ProgressLine> progress;
+  if (wantsProgress(options, io)) {
+    progress = std::make_unique<ProgressLine>(io.err, io.progress_interval, io.err_columns);
+  }
+  absl::StatusOr<std::unique_ptr<PassManager>> manager =
+      buildPassManager(options, io, registry, progress.get());
   if (!manager.ok()) return usageFailure(io, manager.status().message());
   if (options.print_pipeline) {
     io.out << (*manager)->pipelineText() << "\n";
@@ -287,40 +326,57 @@ int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
 
   const std::string input = displayName(options.input, /*output=*/false);
   const std::string output = displayName(options.output, /*output=*/true);
-  const auto start = std::chrono::steady_clock::now();
+  RunRecord record;
+  record.input = options.input;
+  record.output = options.output;
+  record.emit = options.emit == EmitKind::kText ? "text" : "binary";
+  record.pipeline = (*manager)->pipelineText();
+  record.fixed_point = (*manager)->options().fixed_point;
 
-  absl::StatusOr<std::unique_ptr<ir::Model>> loaded = load(options, io);
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::unique_ptr<ir::Model>> loaded =
+      load(options, io, progress.get(), &record.input_bytes);
+  if (progress) progress->clear();
   if (!loaded.ok()) return fail(io, input, loaded.status().message());
   ir::Model& model = **loaded;
   if (absl::Status status = ir::verify(model); !status.ok()) {
     return fail(io, input, absl::StrCat("invalid model: ", status.message()));
   }
-  const NodeCounts before = NodeCounts::of(model);
+  record.load_seconds = secondsSince(start);
+  record.before = ModelCensus::of(model);
 
   // A failing pass stops here: nothing is saved (the model would be only partly optimized).
+  start = std::chrono::steady_clock::now();
+  if (progress) progress->beginStage("optimizing");
   absl::StatusOr<PipelineReport> report = (*manager)->run(model);
+  if (progress) progress->clear();
   if (!report.ok()) return fail(io, input, report.status().message());
+  record.optimize_seconds = secondsSince(start);
   for (const std::string& warning : report->warnings) {
     io.err << kTool << ": warning: " << formatErrorLine(input, warning) << "\n";
   }
   io.err.flush();
+  record.after = ModelCensus::of(model);
 
-  const NodeCounts after = NodeCounts::of(model);
-  if (absl::Status status = save(model, options, io); !status.ok()) {
-    return fail(io, output, status.message());
-  }
+  start = std::chrono::steady_clock::now();
+  absl::Status saved = save(model, options, io, progress.get(), &record.output_bytes);
+  if (progress) progress->clear();
+  if (!saved.ok()) return fail(io, output, saved.message());
+  record.save_seconds = secondsSince(start);
+  record.pipeline_report = *std::move(report);
 
-  if (options.pass_statistics) io.err << formatPassStatistics(*report);
-  if (options.time_passes) io.err << formatPassTimings(*report);
-  if (!options.quiet) {
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::string after_text = after.by_op == before.by_op
-                                 ? absl::StrCat(after.total, after.total == 1 ? " node" : " nodes")
-                                 : after.str();
-    io.err << absl::StrFormat("%s: %s: %s -> %s, %.2f s\n", kTool, input, before.str(),
-                              after_text, seconds);
+  if (!options.report.empty()) {
+    absl::Status written =
+        ir::writeFileAtomically(options.report, formatJsonReport(record, ONNXOPT_VERSION));
+    if (!written.ok()) {
+      return fail(io, options.report,
+                  absl::StrCat("cannot write the report (the model was written to ", output,
+                               "): ", written.message()));
+    }
   }
+  if (options.pass_statistics) io.err << formatPassStatistics(record.pipeline_report);
+  if (options.time_passes) io.err << formatPassTimings(record.pipeline_report);
+  if (!options.quiet) io.err << formatSummary(record, input);
   io.err.flush();
   return kExitOk;
 }
@@ -402,6 +458,15 @@ absl::StatusOr<Options> parseArgs(const std::vector<std::string>& args) {
       options.passes = value;
       continue;
     }
+    matched = reader.valueOption(arg, "--report", &value);
+    if (!matched.ok()) return matched.status();
+    if (*matched) {
+      if (value.empty() || value == "-") {
+        return usageError("option --report needs a file name (stdout carries the model)");
+      }
+      options.report = value;
+      continue;
+    }
     matched = reader.valueOption(arg, "--print-ir-after", &value);
     if (!matched.ok()) return matched.status();
     if (*matched) {
@@ -443,7 +508,9 @@ Options:
                         written atomically: a failed run leaves an existing file untouched.
   --emit=binary|text    Output format: the ONNX protobuf (default), or the ONNX text syntax
                         (onnx::OnnxParser's; large initializers are summarized).
-  -q, --quiet           Do not print the one-line summary to stderr.
+  --report=<file>       Also write a JSON report of the run (passes, op counts before and
+                        after, sizes, times; see docs/report-schema.md), atomically.
+  -q, --quiet           Print neither the summary nor the progress line to stderr.
   -h, --help            Print this help and exit.
   --version             Print the version and exit.
   --                    Ends the options (for an input whose name starts with '-').
@@ -477,10 +544,27 @@ Instrumentation (on stderr):
                         those of --print-ir-after).
   --debug               Say why patterns did not match and which rewrites were applied.
 
+On success a short summary goes to stderr: nodes before -> after, the op types whose count
+changed, initializers and their bytes before -> after, the time to load, optimize and save.
+While it works, a progress line is drawn on stderr if stderr is a terminal (never otherwise),
+redrawn at most every ONNX_OPT_PROGRESS_INTERVAL seconds (default 0.25).
+
 Exit status: 0 on success; 1 if the model cannot be loaded, verified, optimized or saved (one
 line 'onnx-opt: error: ...' on stderr; no output is written); 2 for a bad command line,
 including an unknown pass or pass option.
 )";
+}
+
+absl::StatusOr<double> progressInterval(const char* env_value) {
+  constexpr double kDefault = 0.25;
+  if (env_value == nullptr) return kDefault;
+  double seconds;
+  if (!absl::SimpleAtod(env_value, &seconds) || !(seconds >= 0) || std::isinf(seconds)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ONNX_OPT_PROGRESS_INTERVAL must be a number of seconds (>= 0), not '",
+                     env_value, "'"));
+  }
+  return seconds;
 }
 
 std::string versionText() { return absl::StrCat(kTool, " version ", ONNXOPT_VERSION, "\n"); }

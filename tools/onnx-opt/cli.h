@@ -48,7 +48,10 @@ struct Options {
   bool print_pipeline = false;
   bool list_passes = false;
 
-  bool quiet = false;
+  // --report=FILE: the JSON report (docs/report-schema.md), written atomically after the model.
+  std::string report;
+
+  bool quiet = false;  // no summary, no progress line
   bool help = false;
   bool version = false;
 
@@ -60,6 +63,10 @@ struct Options {
 // names and options are checked later, by run(), against the registry it is given.
 absl::StatusOr<Options> parseArgs(const std::vector<std::string>& args);
 
+// The progress line's interval in seconds from ONNX_OPT_PROGRESS_INTERVAL's value (null: the
+// default, 0.25); a value that is not a number of seconds >= 0 is an error.
+absl::StatusOr<double> progressInterval(const char* env_value);
+
 std::string helpText();
 std::string versionText();
 
@@ -68,6 +75,12 @@ struct Io {
   std::ostream& out;
   std::ostream& err;
   bool out_is_terminal = false;  // refuse to write a binary model to a terminal
+  // A progress line is drawn on `err` only when it is a terminal (and not --quiet, --debug or
+  // --print-ir-*): `err_columns` wide (0: unknown), redrawn at most every
+  // `progress_interval` seconds.
+  bool err_is_terminal = false;
+  int err_columns = 0;
+  double progress_interval = 0.25;
 };
 
 // Runs the tool on already-parsed options (not --help/--version), with the passes of `registry`.

@@ -1,6 +1,9 @@
 // onnx-opt: see cli.h and docs/user-guide.md.
 
+#include <sys/ioctl.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include <iostream>
 #include <string>
@@ -22,5 +25,17 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> args(argv + 1, argv + argc);
   onnxopt::cli::Io io{std::cin, std::cout, std::cerr, ::isatty(STDOUT_FILENO) == 1};
+  io.err_is_terminal = ::isatty(STDERR_FILENO) == 1;
+  struct winsize size;
+  if (io.err_is_terminal && ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0) {
+    io.err_columns = size.ws_col;
+  }
+  absl::StatusOr<double> interval =
+      onnxopt::cli::progressInterval(std::getenv("ONNX_OPT_PROGRESS_INTERVAL"));
+  if (!interval.ok()) {
+    std::cerr << "onnx-opt: error: " << interval.status().message() << "\n";
+    return onnxopt::cli::kExitUsage;
+  }
+  io.progress_interval = *interval;
   return onnxopt::cli::main(args, io);
 }

@@ -3,6 +3,7 @@
 // Loading and saving: the only place (with the printer) where protobuf meets the IR.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -15,12 +16,21 @@
 
 namespace onnxopt::ir {
 
+// Told how far a load or save has got: `done` bytes of `total` (-1 while the total is not known).
+// Called from the thread doing the work, once per buffer protobuf's stream takes (8 KiB to
+// 1 MiB) and once at the end; onnx-opt draws its progress line with it. Unset, nothing is
+// counted.
+using ByteProgress = std::function<void(int64_t done, int64_t total)>;
+
 struct LoadOptions {
   // Folder for external data of a model loaded from bytes or a ModelProto. Models loaded from a
   // file use the file's folder.
   std::string external_data_dir;
   // Read every external tensor at load time instead of on first use.
   bool load_external_data = false;
+  // Bytes of the model parsed so far, of the file's or the buffer's size (external data, read
+  // lazily, is not counted).
+  ByteProgress progress;
 };
 
 struct SaveOptions {
@@ -30,6 +40,10 @@ struct SaveOptions {
   // File name (in the output's folder) for tensors that saving moves out of line; "" means
   // "<output file name>.data".
   std::string external_data_file;
+  // saveModelToFile: bytes written so far, to the model file and its external data file. The
+  // total is -1 while external data is being copied or moved out, and known once the model
+  // file is being written.
+  ByteProgress progress;
 };
 
 // Parses and imports. Errors name the file and what is wrong. Weights are moved, not copied.

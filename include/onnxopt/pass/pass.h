@@ -51,6 +51,13 @@ class PassContext {
   bool requireConvergence() const { return require_convergence_; }
   void setRequireConvergence(bool require) { require_convergence_ = require; }
 
+  // Long loops (the rewrite driver's) call progress() every few thousand nodes so that a
+  // progress display can follow a pass over a big model; the sink reads statistics().
+  void progress() const {
+    if (progress_sink_) progress_sink_();
+  }
+  void setProgressSink(std::function<void()> sink) { progress_sink_ = std::move(sink); }
+
   // Something the user should hear about that does not fail the pass.
   void warn(std::string message) { warnings_.push_back(std::move(message)); }
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -58,6 +65,7 @@ class PassContext {
  private:
   PassStatistics statistics_;
   DebugSink debug_sink_;
+  std::function<void()> progress_sink_;
   bool require_convergence_ = false;
   std::vector<std::string> warnings_;
 };

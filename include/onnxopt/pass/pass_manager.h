@@ -32,6 +32,18 @@ struct IrPrintingOptions {
   std::function<void(const Pass& pass, int64_t round, const ir::Model& model)> print;
 };
 
+// Where a running pipeline is, for a progress display.
+struct PipelineProgress {
+  int64_t round = 1;
+  size_t position = 0;           // of the running pass in the pipeline, from 0
+  size_t passes = 0;             // passes in the pipeline
+  absl::string_view pass;        // the running pass's pipeline text
+  int64_t nodes_visited = 0;     // by every pass run so far, the running one included
+};
+// Called before each pass runs, every 4096 nodes a rewrite driver visits, and once after the
+// last pass (position == passes).
+using PipelineProgressSink = std::function<void(const PipelineProgress&)>;
+
 struct PassManagerOptions {
   // Run ir::verify after every pass; a failure names the pass that broke the model.
   bool verify_each = false;
@@ -44,6 +56,7 @@ struct PassManagerOptions {
   // --debug: pattern match failures and applied rewrites, one line per call.
   PassContext::DebugSink debug_sink;
   IrPrintingOptions print_ir;
+  PipelineProgressSink progress;
 };
 
 // One run of one pass.
@@ -67,6 +80,17 @@ struct PipelineReport {
   // pipeline's own.
   std::vector<std::string> warnings;
 };
+
+// The runs of one pipeline position, summed over rounds.
+struct PassTotals {
+  std::string pass;
+  int64_t runs = 0;
+  bool changed = false;  // in any run
+  PassStatistics statistics;
+  double seconds = 0;
+};
+// One entry per pass of the pipeline, in pipeline order.
+ONNXOPT_API std::vector<PassTotals> passTotals(const PipelineReport& report);
 
 // --pass-statistics: one row per pass of the pipeline (runs of all rounds summed): nodes visited,
 // matched, rewritten, removed, initializers removed, time.

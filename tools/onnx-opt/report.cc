@@ -1,0 +1,191 @@
+#include "report.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "json.h"
+
+namespace onnxopt::cli {
+namespace {
+
+// Bytes of one element of a fixed-size ONNX element type; 0 for strings and unknown types.
+int64_t elementBytes(int32_t data_type) {
+  switch (data_type) {
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::BOOL:
+      return 1;
+    case onnx::TensorProto::UINT16:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:
+      return 2;
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::UINT32:
+      return 4;
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::UINT64:
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::COMPLEX64:
+      return 8;
+    case onnx::TensorProto::COMPLEX128:
+      return 16;
+    default:
+      return 0;
+  }
+}
+
+int64_t dataBytes(const ir::Tensor& tensor) {
+  if (tensor.isExternal()) {
+    const ir::ExternalData& external = *tensor.external();
+    if (external.length >= 0) return external.length;
+    struct stat info;  // length -1: to the end of the file (the loader checked that it exists)
+    if (stat(external.path.c_str(), &info) != 0) return 0;
+    return std::max<int64_t>(0, static_cast<int64_t>(info.st_size) - external.offset);
+  }
+  const onnx::TensorProto& proto = tensor.proto();
+  if (proto.has_raw_data()) return static_cast<int64_t>(proto.raw_data().size());
+  if (proto.data_type() == onnx::TensorProto::STRING) {
+    int64_t bytes = 0;
+    for (const std::string& element : proto.string_data()) bytes += element.size();
+    return bytes;
+  }
+  // Typed fields (float_data, int64_data, ...) hold wider or varint-coded values: count what
+  // the elements take in raw form.
+  const std::optional<int64_t> elements = tensor.numElements();
+  return elements.has_value() ? *elements * elementBytes(proto.data_type()) : 0;
+}
+
+int64_t countOf(const std::vector<std::pair<std::string, int64_t>>& counts,
+                const std::string& op) {
+  for (const auto& [name, count] : counts) {
+    if (name == op) return count;
+  }
+  return 0;
+}
+
+void writeCensus(JsonWriter& json, const ModelCensus& census, std::optional<int64_t> file_bytes) {
+  json.beginObject();
+  json.key("nodes").integer(census.nodes);
+  json.key("op_types").beginObject();
+  for (const auto& [op, count] : census.op_types) json.key(op).integer(count);
+  json.endObject();
+  json.key("initializers").integer(census.initializers);
+  json.key("initializer_bytes").integer(census.initializer_bytes);
+  json.key("file_bytes");
+  if (file_bytes.has_value()) {
+    json.integer(*file_bytes);
+  } else {
+    json.null();
+  }
+  json.endObject();
+}
+
+}  // namespace
+
+ModelCensus ModelCensus::of(ir::Model& model) {
+  ModelCensus census;
+  ir::forEachGraph(model.graph(), [&census](ir::Graph& graph) {
+    for (const ir::Node& node : graph) {
+      ++census.nodes;
+      const std::string op = node.domain().empty() || node.domain() == "ai.onnx"
+                                 ? node.opType()
+                                 : absl::StrCat(node.domain(), ".", node.opType());
+      auto it = std::find_if(census.op_types.begin(), census.op_types.end(),
+                             [&op](const auto& entry) { return entry.first == op; });
+      if (it == census.op_types.end()) {
+        census.op_types.emplace_back(op, 1);
+      } else {
+        ++it->second;
+      }
+    }
+    for (const ir::Value* value : graph.initializers()) {
+      if (!value->isInitializer()) continue;
+      ++census.initializers;
+      census.initializer_bytes += dataBytes(*value->initializer());
+    }
+  });
+  return census;
+}
+
+std::string formatSummary(const RunRecord& record, const std::string& input) {
+  std::string text = absl::StrFormat("onnx-opt: %s: %d -> %d nodes\n", input, record.before.nodes,
+                                     record.after.nodes);
+  // Op types in order of first appearance before, then those that only appear after.
+  std::vector<std::string> ops;
+  for (const auto& entry : record.before.op_types) ops.push_back(entry.first);
+  for (const auto& entry : record.after.op_types) {
+    if (countOf(record.before.op_types, entry.first) == 0) ops.push_back(entry.first);
+  }
+  for (const std::string& op : ops) {
+    const int64_t before = countOf(record.before.op_types, op);
+    const int64_t after = countOf(record.after.op_types, op);
+    if (before != after) absl::StrAppendFormat(&text, "  op %s: %d -> %d\n", op, before, after);
+  }
+  absl::StrAppendFormat(&text, "  initializers: %d -> %d (%d -> %d bytes)\n",
+                        record.before.initializers, record.after.initializers,
+                        record.before.initializer_bytes, record.after.initializer_bytes);
+  absl::StrAppendFormat(&text, "  time: load %.3f s, optimize %.3f s, save %.3f s\n",
+                        record.load_seconds, record.optimize_seconds, record.save_seconds);
+  return text;
+}
+
+std::string formatJsonReport(const RunRecord& record, const std::string& tool_version) {
+  const PipelineReport& pipeline = record.pipeline_report;
+  JsonWriter json;
+  json.beginObject();
+  json.key("schema_version").integer(kReportSchemaVersion);
+  json.key("tool").string("onnx-opt");
+  json.key("tool_version").string(tool_version);
+  json.key("input").string(record.input);
+  json.key("output").string(record.output);
+  json.key("emit").string(record.emit);
+  json.key("pipeline").string(record.pipeline);
+  json.key("fixed_point").boolean(record.fixed_point);
+  json.key("rounds").integer(pipeline.rounds);
+  json.key("reached_fixed_point").boolean(pipeline.reached_fixed_point);
+  json.key("changed").boolean(pipeline.changed);
+
+  json.key("model").beginObject();
+  json.key("before");
+  writeCensus(json, record.before, record.input_bytes);
+  json.key("after");
+  writeCensus(json, record.after, record.output_bytes);
+  json.endObject();
+
+  json.key("passes").beginArray();
+  for (const PassTotals& totals : passTotals(pipeline)) {
+    const PassStatistics& s = totals.statistics;
+    json.beginObject();
+    json.key("pass").string(totals.pass);
+    json.key("runs").integer(totals.runs);
+    json.key("changed").boolean(totals.changed);
+    json.key("nodes_visited").integer(s.nodes_visited);
+    json.key("nodes_matched").integer(s.nodes_matched);
+    json.key("nodes_rewritten").integer(s.nodes_rewritten);
+    json.key("nodes_removed").integer(s.nodes_removed);
+    json.key("initializers_removed").integer(s.initializers_removed);
+    json.key("seconds").number(totals.seconds);
+    json.endObject();
+  }
+  json.endArray();
+
+  json.key("seconds").beginObject();
+  json.key("load").number(record.load_seconds);
+  json.key("optimize").number(record.optimize_seconds);
+  json.key("save").number(record.save_seconds);
+  json.key("total").number(record.load_seconds + record.optimize_seconds + record.save_seconds);
+  json.endObject();
+
+  json.key("warnings").beginArray();
+  for (const std::string& warning : pipeline.warnings) json.string(warning);
+  json.endArray();
+  json.endObject();
+  return json.text();
+}
+
+}  // namespace onnxopt::cli
