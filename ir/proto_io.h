@@ -16,6 +16,10 @@
 
 namespace onnxopt::ir {
 
+// InvalidArgument naming `what` (the element the message is) when one of the message's own fields
+// could not be read as its declared type: a wrong wire type, or an enum value ONNX does not list.
+absl::Status checkWireTypes(const google::protobuf::Message& message, absl::string_view what);
+
 // A new Model, and an empty ModelProto on the model's arena to parse into: then hand both to
 // importModelFrom, so that the IR refers to the parsed messages where they are.
 std::pair<std::unique_ptr<Model>, onnx::ModelProto*> newModelToParse();

@@ -298,6 +298,7 @@ absl::StatusOr<std::unique_ptr<Model>> importModel(onnx::ModelProto&& proto,
 }
 
 absl::StatusOr<std::string> saveModelToBytes(const Model& model) {
+  if (absl::Status status = checkGraphNesting(model.graph()); !status.ok()) return status;
   ProtoExporter exporter(ProtoExporter::Mode::kLend);
   const onnx::ModelProto& proto = exporter.lend(model);
   const size_t size = proto.ByteSizeLong();
@@ -309,6 +310,7 @@ absl::StatusOr<std::string> saveModelToBytes(const Model& model) {
 }
 
 absl::StatusOr<onnx::ModelProto> exportModel(const Model& model) {
+  if (absl::Status status = checkGraphNesting(model.graph()); !status.ok()) return status;
   onnx::ModelProto proto;
   ProtoExporter exporter(ProtoExporter::Mode::kCopy);
   exporter.exportModel(model, &proto);
@@ -336,6 +338,7 @@ void forEachTensorProto(onnx::GraphProto& graph, Fn& fn) {
 }  // namespace
 
 absl::StatusOr<onnx::ModelProto> exportModel(std::unique_ptr<Model> model) {
+  if (absl::Status status = checkGraphNesting(model->graph()); !status.ok()) return status;
   ProtoExporter exporter(ProtoExporter::Mode::kLend);
   auto& lent = const_cast<onnx::ModelProto&>(exporter.lend(*model));
   // The model is ours: take its weight bytes out, copy what is left, and put the bytes into the
@@ -381,6 +384,7 @@ absl::Status writeFileAtomically(const std::string& requested_path, absl::string
 
 absl::Status saveModelToFile(const Model& model, const std::string& requested_path,
                              const SaveOptions& options) {
+  if (absl::Status status = checkGraphNesting(model.graph()); !status.ok()) return status;
   const std::string path = followSymlink(requested_path);
   const std::string dir = dirName(path);
   auto real_dir = realDir(dir);

@@ -97,6 +97,8 @@ bool PassManager::shouldPrintAfter(const Pass& pass, bool changed) const {
 }
 
 absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
+  // Passes and the rewrite driver walk subgraphs recursively.
+  if (absl::Status status = ir::checkGraphNesting(model.graph()); !status.ok()) return status;
   PipelineReport report;
   const int64_t max_rounds =
       options_.fixed_point ? std::max<int64_t>(options_.max_fixed_point_rounds, 1) : 1;
