@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -48,8 +49,29 @@ absl::Status tooLarge(int64_t size) {
       "as external data"));
 }
 
+// The temporary files being written, for removePendingFiles(), which a signal handler calls: so
+// fixed slots and atomics, nothing that allocates or locks. A file that finds no free slot is
+// still written safely; only a signal would leave it behind.
+constexpr int kPendingSlots = 16;
+std::atomic<const char*> pending_paths[kPendingSlots];
+
+void registerPending(const char* path) {
+  for (std::atomic<const char*>& slot : pending_paths) {
+    const char* expected = nullptr;
+    if (slot.compare_exchange_strong(expected, path)) return;
+  }
+}
+
+void unregisterPending(const char* path) {
+  for (std::atomic<const char*>& slot : pending_paths) {
+    const char* expected = path;
+    if (slot.compare_exchange_strong(expected, nullptr)) return;
+  }
+}
+
 // A file written under a temporary name in its destination folder and renamed into place by
-// commit(); dropped (unlinked) otherwise, so a failure never leaves half a file behind.
+// commit() once complete and on disk; dropped (unlinked) otherwise, so a failure never leaves
+// half a file behind, and an existing file is replaced whole or not at all.
 class PendingFile {
  public:
   static absl::StatusOr<std::unique_ptr<PendingFile>> create(const std::string& path) {
@@ -69,6 +91,8 @@ class PendingFile {
   ~PendingFile() {
     if (fd_ >= 0) close(fd_);
     if (!committed_ && !inPlace()) unlink(temp_.c_str());
+    // After the unlink: a signal in between finds nothing to remove, never a file left behind.
+    if (!inPlace()) unregisterPending(temp_.c_str());
   }
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
@@ -79,6 +103,9 @@ class PendingFile {
       const mode_t mask = umask(0);
       umask(mask);
       fchmod(fd_, 0666 & ~mask);
+      // On disk before the rename, so that a crash of the machine cannot put an empty or partial
+      // file in place of the old one.
+      if (fsync(fd_) != 0) return errnoError(path_, "write");
     }
     const int result = close(fd_);
     fd_ = -1;
@@ -99,7 +126,9 @@ class PendingFile {
 
  private:
   PendingFile(std::string path, std::string temp, int fd)
-      : path_(std::move(path)), temp_(std::move(temp)), fd_(fd) {}
+      : path_(std::move(path)), temp_(std::move(temp)), fd_(fd) {
+    if (!inPlace()) registerPending(temp_.c_str());
+  }
   bool inPlace() const { return temp_.empty(); }
   std::string path_;
   std::string temp_;
@@ -373,6 +402,12 @@ std::string followSymlink(const std::string& path) {
 }
 }  // namespace
 
+void removePendingFiles() {
+  for (std::atomic<const char*>& slot : pending_paths) {
+    if (const char* path = slot.load()) unlink(path);
+  }
+}
+
 absl::Status writeFileAtomically(const std::string& requested_path, absl::string_view contents) {
   const std::string path = followSymlink(requested_path);
   auto pending = PendingFile::create(path);
@@ -416,6 +451,7 @@ absl::Status saveModelToFile(const Model& model, const std::string& requested_pa
       }
     }
     // The sizes are cached by the ByteSizeLong above: serialize with them.
+    const int64_t expected = static_cast<int64_t>(proto->GetCachedSize());
     google::protobuf::io::FileOutputStream stream((*pending)->fd(), 1 << 20);
     bool written;
     {
@@ -426,6 +462,11 @@ absl::Status saveModelToFile(const Model& model, const std::string& requested_pa
     if (!written || !stream.Flush()) {
       errno = stream.GetErrno();
       return errnoError(path, "write");
+    }
+    if (stream.ByteCount() != expected) {
+      return absl::DataLossError(absl::StrCat(path, ": wrote ", stream.ByteCount(),
+                                              " bytes of a model of ", expected,
+                                              "; the old file is kept"));
     }
   }
   status = writer.commit();
