@@ -119,7 +119,7 @@ g (float[N,4] X) => (float[N,4] Y) <float[4] W = {1,2,3,4}> {
 TEST(SerializationTest, WeightsAreMovedNotCopied) {
   onnx::ModelProto proto = parseProto(kLinear);
   onnx::TensorProto* weight = proto.mutable_graph()->mutable_initializer(0);
-  weight->set_raw_data(std::string(1 << 20, 'w'));
+  weight->set_raw_data(std::string(3 << 20, 'w'));  // float[3, 2^18]
   weight->clear_float_data();
   weight->set_dims(1, 1 << 18);
   const char* bytes_before = weight->raw_data().data();
@@ -137,7 +137,7 @@ TEST(SerializationTest, ConsumingExportMovesTheWeights) {
   onnx::TensorProto* weight = proto.mutable_graph()->mutable_initializer(0);
   weight->clear_float_data();
   weight->set_dims(1, 1 << 18);
-  weight->set_raw_data(std::string(1 << 20, 'w'));
+  weight->set_raw_data(std::string(3 << 20, 'w'));  // float[3, 2^18]
   const std::string expected = serialize(proto);
   auto model = loadModelFromBytes(expected);
   ASSERT_TRUE(model.ok()) << model.status();
