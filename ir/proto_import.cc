@@ -113,7 +113,8 @@ const char* wireTypeName(const google::protobuf::FieldDescriptor& field) {
 // protobuf keeps a field it cannot read as its declared type (a wrong wire type, or an enum value
 // the schema does not list) among the unknown fields, under its known number. Fields whose number
 // ONNX 1.12 does not know come from a newer ONNX and are kept.
-absl::Status checkWireTypes(const google::protobuf::Message& message, absl::string_view what) {
+absl::Status checkWireTypes(const google::protobuf::Message& message,
+                            absl::FunctionRef<std::string()> what) {
   const auto& unknown = message.GetReflection()->GetUnknownFields(message);
   for (int i = 0; i < unknown.field_count(); ++i) {
     const google::protobuf::UnknownField& found = unknown.field(i);
@@ -123,11 +124,11 @@ absl::Status checkWireTypes(const google::protobuf::Message& message, absl::stri
     if (field->enum_type() != nullptr &&
         found.type() == google::protobuf::UnknownField::TYPE_VARINT) {
       return absl::InvalidArgumentError(
-          absl::StrCat(what, ": field '", field->name(), "' has the value ", found.varint(),
+          absl::StrCat(what(), ": field '", field->name(), "' has the value ", found.varint(),
                        ", which is not a ", field->enum_type()->name()));
     }
     return absl::InvalidArgumentError(absl::StrCat(
-        what, ": field '", field->name(), "' has the wrong wire type (",
+        what(), ": field '", field->name(), "' has the wrong wire type (",
         wireTypeName(found.type()), " instead of ", wireTypeName(*field), ")"));
   }
   return absl::OkStatus();
@@ -144,10 +145,13 @@ class ProtoImporter {
 
   absl::Status importModel(onnx::ModelProto* proto) {
     model_->proto_.reset(proto);
-    if (absl::Status status = checkWireTypes(*proto, "the model"); !status.ok()) return status;
+    if (absl::Status status = checkWireTypes(*proto, [] { return std::string("the model"); });
+        !status.ok()) {
+      return status;
+    }
     for (const onnx::OperatorSetIdProto& opset : proto->opset_import()) {
-      absl::Status status =
-          checkWireTypes(opset, absl::StrCat("opset import '", opset.domain(), "'"));
+      absl::Status status = checkWireTypes(
+          opset, [&] { return absl::StrCat("opset import '", opset.domain(), "'"); });
       if (!status.ok()) return status;
     }
     if (!proto->has_graph()) return absl::InvalidArgumentError("the model has no graph");
@@ -168,22 +172,27 @@ class ProtoImporter {
         graph->parentNode() ? absl::StrCat(" in graph '", proto.name(), "' of ",
                                            describeNode(*graph->parentNode()))
                             : std::string();
-    if (absl::Status status = checkWireTypes(proto, absl::StrCat("graph '", proto.name(), "'"));
+    if (absl::Status status =
+            checkWireTypes(proto, [&] { return absl::StrCat("graph '", proto.name(), "'"); });
         !status.ok()) {
       return status;
     }
     auto check_value_infos = [&](const auto& infos, absl::string_view kind) {
       for (const onnx::ValueInfoProto& info : infos) {
-        absl::Status status =
-            checkWireTypes(info, absl::StrCat(kind, " '", info.name(), "'", where));
+        absl::Status status = checkWireTypes(
+            info, [&] { return absl::StrCat(kind, " '", info.name(), "'", where); });
         if (!status.ok()) return status;
       }
       return absl::OkStatus();
     };
-    for (absl::Status status : {check_value_infos(proto.input(), "graph input"),
-                                check_value_infos(proto.output(), "graph output"),
-                                check_value_infos(proto.value_info(), "value_info")}) {
-      if (!status.ok()) return status;
+    if (absl::Status status = check_value_infos(proto.input(), "graph input"); !status.ok()) {
+      return status;
+    }
+    if (absl::Status status = check_value_infos(proto.output(), "graph output"); !status.ok()) {
+      return status;
+    }
+    if (absl::Status status = check_value_infos(proto.value_info(), "value_info"); !status.ok()) {
+      return status;
     }
 
     for (ProtoPtr<onnx::ValueInfoProto>& input : takeAll(proto.mutable_input())) {
@@ -246,7 +255,8 @@ class ProtoImporter {
                            proto.sparse_initializer_size());
     for (ProtoPtr<onnx::NodeProto>& taken : takeAll(proto.mutable_node())) {
       onnx::NodeProto& node_proto = *taken;
-      if (absl::Status status = checkWireTypes(node_proto, describeNode(node_proto) + where);
+      if (absl::Status status =
+              checkWireTypes(node_proto, [&] { return describeNode(node_proto) + where; });
           !status.ok()) {
         return status;
       }
@@ -349,8 +359,9 @@ class ProtoImporter {
       return absl::InvalidArgumentError(absl::StrCat(
           describeNode(node_proto), ": attribute '", proto.name(), "' has an unknown type"));
     }
-    if (absl::Status status = checkWireTypes(
-            proto, absl::StrCat(describeNode(node_proto), ", attribute '", proto.name(), "'"));
+    if (absl::Status status = checkWireTypes(proto, [&] {
+          return absl::StrCat(describeNode(node_proto), ", attribute '", proto.name(), "'");
+        });
         !status.ok()) {
       return status;
     }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "onnx/onnx_pb.h"
 #include "onnxopt/ir/ir.h"
@@ -16,9 +17,11 @@
 
 namespace onnxopt::ir {
 
-// InvalidArgument naming `what` (the element the message is) when one of the message's own fields
-// could not be read as its declared type: a wrong wire type, or an enum value ONNX does not list.
-absl::Status checkWireTypes(const google::protobuf::Message& message, absl::string_view what);
+// InvalidArgument naming `what()` (the element the message is) when one of the message's own
+// fields could not be read as its declared type: a wrong wire type, or an enum value ONNX does
+// not list. `what` is called only then.
+absl::Status checkWireTypes(const google::protobuf::Message& message,
+                            absl::FunctionRef<std::string()> what);
 
 // A new Model, and an empty ModelProto on the model's arena to parse into: then hand both to
 // importModelFrom, so that the IR refers to the parsed messages where they are.

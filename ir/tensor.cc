@@ -89,17 +89,18 @@ absl::StatusOr<int64_t> tensorElementCount(const onnx::TensorProto& tensor) {
 }
 
 absl::Status checkTensorData(const onnx::TensorProto& tensor) {
-  if (absl::Status status = checkWireTypes(tensor, absl::StrCat("tensor '", tensor.name(), "'"));
+  if (absl::Status status =
+          checkWireTypes(tensor, [&] { return absl::StrCat("tensor '", tensor.name(), "'"); });
       !status.ok()) {
     return status;
   }
   absl::StatusOr<int64_t> elements = tensorElementCount(tensor);
   if (!elements.ok()) return elements.status();
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) return absl::OkStatus();
-  const std::string type = onnx::TensorProto::DataType_Name(
-      static_cast<onnx::TensorProto::DataType>(tensor.data_type()));
   auto mismatch = [&](absl::string_view field, int64_t held, absl::string_view unit,
                       const std::string& needed) {
+    const std::string type = onnx::TensorProto::DataType_Name(
+        static_cast<onnx::TensorProto::DataType>(tensor.data_type()));
     return badTensor(tensor, absl::StrCat(field, " holds ", held, " ", unit, " but dims ",
                                           dimsText(tensor), " of ", type, " need ", needed));
   };
