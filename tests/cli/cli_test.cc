@@ -849,6 +849,18 @@ class AlwaysChangesPass final : public onnxopt::Pass {
   absl::StatusOr<bool> run(onnxopt::ir::Model&, onnxopt::PassContext&) override { return true; }
 };
 
+// Moves the last node of the main graph to the front: its operands are then read before they
+// are defined.
+class BreaksOrderPass final : public onnxopt::Pass {
+ public:
+  BreaksOrderPass() : Pass("breaks-order") {}
+  absl::StatusOr<bool> run(onnxopt::ir::Model& model, onnxopt::PassContext&) override {
+    onnxopt::ir::Graph& graph = model.graph();
+    graph.moveNodeBefore(graph.lastNode(), graph.firstNode());
+    return true;
+  }
+};
+
 class CliInProcessTest : public CliPipelineTest {
  protected:
   void SetUp() override {
@@ -862,6 +874,10 @@ class CliInProcessTest : public CliPipelineTest {
                     .registerPass({"always-changes", "Says it changed the model, every time",
                                    [] { return std::make_unique<AlwaysChangesPass>(); }})
                     .ok());
+    ASSERT_TRUE(registry_
+                    .registerPass({"breaks-order", "Breaks the topological order",
+                                   [] { return std::make_unique<BreaksOrderPass>(); }})
+                    .ok());
   }
 
   struct Result {
@@ -869,8 +885,8 @@ class CliInProcessTest : public CliPipelineTest {
     std::string out;
     std::string err;
   };
-  Result runInProcess(std::vector<std::string> args) {
-    args.insert(args.begin(), kTestFlags.begin(), kTestFlags.end());
+  Result runInProcess(std::vector<std::string> args, bool with_test_flags = true) {
+    if (with_test_flags) args.insert(args.begin(), kTestFlags.begin(), kTestFlags.end());
     std::istringstream in;
     std::ostringstream out;
     std::ostringstream err;
@@ -901,6 +917,22 @@ TEST_F(CliInProcessTest, FailingPassWritesNoOutput) {
   r = runInProcess({dead_, "--passes=fail-on-relu", "--emit=text"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+// Without --verify-each, a model a pass broke is still verified before it is saved.
+TEST_F(CliInProcessTest, ModelIsVerifiedBeforeItIsSaved) {
+  const std::string out = out_dir_ + "/existing.onnx";
+  writeFile(out, "keep me");
+  Result r = runInProcess({dead_, "-o", out, "--passes=breaks-order"}, /*with_test_flags=*/false);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("onnx-opt: error: " + dead_ +
+                            ": the optimized model is invalid, so it was not saved: node ",
+                        0),
+            0u)
+      << r.err;
+  EXPECT_EQ(readFile(out), "keep me");
+  EXPECT_EQ(listDir(out_dir_), std::vector<std::string>{"existing.onnx"});
 }
 
 TEST_F(CliInProcessTest, OutOfTreePassesAreListedAndParsed) {
