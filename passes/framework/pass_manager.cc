@@ -149,6 +149,13 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
       report.warnings.push_back(message);
     }
   }
+  // A changed model is verified once at the end, so that no caller saves one a pass broke.
+  if (report.changed && !options_.verify_each) {
+    if (absl::Status status = ir::verify(model); !status.ok()) {
+      return absl::InternalError(
+          absl::StrCat("the model is invalid after the pipeline: ", status.message()));
+    }
+  }
   return report;
 }
 

@@ -927,7 +927,7 @@ TEST_F(CliInProcessTest, ModelIsVerifiedBeforeItIsSaved) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_EQ(r.err.rfind("onnx-opt: error: " + dead_ +
-                            ": the optimized model is invalid, so it was not saved: node ",
+                            ": the model is invalid after the pipeline: node ",
                         0),
             0u)
       << r.err;

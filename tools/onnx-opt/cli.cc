@@ -320,14 +320,6 @@ int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
   }
   io.err.flush();
 
-  // What is saved must be valid: a pass that broke the model (caught after every pass only with
-  // --verify-each) fails the run here instead of writing it.
-  if (report->changed) {
-    if (absl::Status status = ir::verify(model); !status.ok()) {
-      return fail(io, input, absl::StrCat("the optimized model is invalid, so it was not saved: ",
-                                          status.message()));
-    }
-  }
   const NodeCounts after = NodeCounts::of(model);
   if (absl::Status status = save(model, options, io); !status.ok()) {
     return fail(io, output, status.message());
