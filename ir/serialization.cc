@@ -196,6 +196,9 @@ class ExternalDataWriter {
   }
 
   absl::Status commit() { return file_ ? file_->commit() : absl::OkStatus(); }
+  // Whether the data file will be written (and so replace any file of its name).
+  bool writes() const { return file_ != nullptr; }
+  const std::string& fileName() const { return file_name_; }
 
  private:
   std::string model_dir_;
@@ -223,20 +226,33 @@ absl::StatusOr<std::string> realDir(const std::string& dir) {
   return std::string(resolved.get());
 }
 
+absl::Status copyExternalData(const Value& value, ExternalDataWriter& writer) {
+  const ExternalData& external = *value.initializer()->external();
+  std::string bytes;
+  absl::Status status = readFileRange(external.path, external.offset, external.length, &bytes);
+  if (status.ok()) status = writer.append(value, value.initializer()->proto(), bytes);
+  return status;
+}
+
 // External tensors whose data file is not where the output expects it are copied into the
-// output's data file.
+// output's data file. Those that stay where they are, in the very file the writer replaces if it
+// writes anything, go to `in_writers_file`.
 absl::Status relocateExternalData(const Model& model, const std::string& output_dir,
-                                  ExternalDataWriter& writer) {
+                                  ExternalDataWriter& writer,
+                                  std::vector<const Value*>* in_writers_file) {
+  std::unique_ptr<char, decltype(&std::free)> writers_file(
+      realpath(absl::StrCat(output_dir, "/", writer.fileName()).c_str(), nullptr), &std::free);
   absl::Status status = absl::OkStatus();
   forEachInitializer(model.graph(), [&](const Value& value) {
     if (!status.ok() || !value.initializer()->isExternal()) return;
     const ExternalData& external = *value.initializer()->external();
     std::unique_ptr<char, decltype(&std::free)> there(
         realpath(absl::StrCat(output_dir, "/", external.location).c_str(), nullptr), &std::free);
-    if (there && external.path == there.get()) return;
-    std::string bytes;
-    status = readFileRange(external.path, external.offset, external.length, &bytes);
-    if (status.ok()) status = writer.append(value, value.initializer()->proto(), bytes);
+    if (there && external.path == there.get()) {
+      if (writers_file && external.path == writers_file.get()) in_writers_file->push_back(&value);
+      return;
+    }
+    status = copyExternalData(value, writer);
   });
   return status;
 }
@@ -430,7 +446,8 @@ absl::Status saveModelToFile(const Model& model, const std::string& requested_pa
   }
   ExternalDataWriter writer(
       dir, options.external_data_file.empty() ? baseName(path) + ".data" : options.external_data_file);
-  absl::Status status = relocateExternalData(model, *real_dir, writer);
+  std::vector<const Value*> in_writers_file;
+  absl::Status status = relocateExternalData(model, *real_dir, writer, &in_writers_file);
   if (!status.ok()) return status;
 
   auto replacement = [&writer](const Value& value) { return writer.replacement(value); };
@@ -444,6 +461,17 @@ absl::Status saveModelToFile(const Model& model, const std::string& requested_pa
       exporter.reset();  // gives the lent parts back before they are inspected
       status = offloadLargeTensors(model, size - options.max_inline_bytes, writer);
       if (!status.ok()) return prefixed(path, status);
+    }
+    // The data file about to be written replaces the one these tensors are read from: they are
+    // copied into it too (from the old file, which stays until the commit below).
+    if (writer.writes() && !in_writers_file.empty()) {
+      exporter.reset();
+      for (const Value* value : in_writers_file) {
+        status = copyExternalData(*value, writer);
+        if (!status.ok()) return status;
+      }
+    }
+    if (!exporter) {
       exporter = std::make_unique<ProtoExporter>(ProtoExporter::Mode::kLend, replacement);
       proto = &exporter->lend(model);
       if (proto->ByteSizeLong() > static_cast<size_t>(INT_MAX)) {
