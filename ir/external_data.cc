@@ -88,13 +88,9 @@ absl::StatusOr<ExternalData> resolveExternalData(const onnx::TensorProto& tensor
   }
   const int64_t element_size = elemTypeSize(tensor.data_type());
   if (element_size > 0) {
-    int64_t elements = 1;
-    for (int64_t dim : tensor.dims()) {
-      if (dim < 0 || (dim > 0 && elements > INT64_MAX / dim)) {
-        return invalid(tensor, "belongs to a tensor with invalid dims");
-      }
-      elements *= dim;
-    }
+    absl::StatusOr<int64_t> counted = tensorElementCount(tensor);
+    if (!counted.ok()) return counted.status();
+    const int64_t elements = *counted;
     if (elements > INT64_MAX / element_size || elements * element_size != external.length) {
       return invalid(tensor, absl::StrCat("holds ", external.length, " bytes but the dims and type need ",
                                           elements <= INT64_MAX / element_size

@@ -1,5 +1,7 @@
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+
 #include "onnxopt/ir/ir.h"
 
 namespace onnxopt::ir {
@@ -15,11 +17,57 @@ NodeIterator& NodeIterator::operator++() {
 
 Graph::Graph(Model* model, Node* parent_node)
     : model_(model), parent_node_(parent_node), proto_(newProto<onnx::GraphProto>(arena())) {}
-Graph::~Graph() = default;
+// Destroying a subgraph inside its owner's destructor would recurse once per level of nesting:
+// every nested graph is moved out to a list first and destroyed from there, without subgraphs.
+Graph::~Graph() {
+  std::vector<std::unique_ptr<Graph>> nested;
+  auto take_subgraphs = [&nested](Graph& graph) {
+    for (auto& node : graph.nodes_) {
+      for (Attribute& attribute : node->attributes_) {
+        for (auto& subgraph : attribute.mutableGraphs()) {
+          if (subgraph) nested.push_back(std::move(subgraph));
+        }
+      }
+    }
+  };
+  take_subgraphs(*this);
+  while (!nested.empty()) {
+    std::unique_ptr<Graph> graph = std::move(nested.back());
+    nested.pop_back();
+    take_subgraphs(*graph);
+  }
+}
 
 google::protobuf::Arena* Graph::arena() const {
   return model_ ? model_->arena_.get() : nullptr;
 }
+
+std::string graphTooDeepMessage(absl::string_view graph, absl::string_view owner_name,
+                                absl::string_view owner_op_type) {
+  return absl::StrCat("graph '", graph, "' of node '", owner_name, "' (", owner_op_type,
+                      ") is nested more than ", kMaxGraphNesting, " levels deep");
+}
+
+namespace {
+absl::Status checkNestingBelow(const Graph& graph, int level) {
+  for (const Node& node : graph) {
+    for (const Attribute& attribute : node.attributes()) {
+      for (const auto& subgraph : attribute.graphs()) {
+        if (level == kMaxGraphNesting) {
+          return absl::InvalidArgumentError(
+              graphTooDeepMessage(subgraph->name(), node.name(), node.opType()));
+        }
+        if (absl::Status status = checkNestingBelow(*subgraph, level + 1); !status.ok()) {
+          return status;
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+}  // namespace
+
+absl::Status checkGraphNesting(const Graph& graph) { return checkNestingBelow(graph, 0); }
 
 Graph* Graph::parentGraph() const { return parent_node_ ? parent_node_->graph() : nullptr; }
 

@@ -310,6 +310,19 @@ class TextPrinter {
   }
 
  private:
+  // A subgraph one level deeper than the current graph; past kMaxGraphNesting, a comment.
+  void printSubgraph(const onnx::GraphProto& graph) {
+    if (graph_nesting_ == kMaxGraphNesting) {
+      absl::StrAppend(&out_, "# graph '", graph.name(), "' is nested more than ",
+                      kMaxGraphNesting, " levels deep: not printed");
+      newLine();
+      return;
+    }
+    ++graph_nesting_;
+    printGraph(graph);
+    --graph_nesting_;
+  }
+
   void newLine() {
     out_ += "\n";
     for (int level = 0; level < depth_; ++level) out_ += "  ";
@@ -425,7 +438,7 @@ class TextPrinter {
         printAttributeTensor(attribute.t());
         return;
       case onnx::AttributeProto::GRAPH:
-        printGraph(attribute.g());
+        printSubgraph(attribute.g());
         return;
       case onnx::AttributeProto::SPARSE_TENSOR:
         out_ += sparseTensorText(attribute.sparse_tensor());
@@ -447,7 +460,7 @@ class TextPrinter {
                   [this](const onnx::TensorProto& tensor) { printAttributeTensor(tensor); });
         return;
       case onnx::AttributeProto::GRAPHS:
-        printList(attribute.graphs(), [this](const onnx::GraphProto& graph) { printGraph(graph); });
+        printList(attribute.graphs(), [this](const onnx::GraphProto& graph) { printSubgraph(graph); });
         return;
       case onnx::AttributeProto::SPARSE_TENSORS:
         printList(attribute.sparse_tensors(), [this](const onnx::SparseTensorProto& tensor) {
@@ -508,6 +521,7 @@ class TextPrinter {
   const PrintOptions& options_;
   std::string out_;
   int depth_ = 0;
+  int graph_nesting_ = 0;  // of the graph being printed: 0 for the main graph
 };
 
 }  // namespace

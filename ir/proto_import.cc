@@ -78,7 +78,61 @@ bool hasUnknownField(const google::protobuf::Message& message, int number) {
   return false;
 }
 
+const char* wireTypeName(google::protobuf::UnknownField::Type type) {
+  using google::protobuf::UnknownField;
+  switch (type) {
+    case UnknownField::TYPE_VARINT: return "varint";
+    case UnknownField::TYPE_FIXED32: return "fixed32";
+    case UnknownField::TYPE_FIXED64: return "fixed64";
+    case UnknownField::TYPE_LENGTH_DELIMITED: return "length-delimited";
+    case UnknownField::TYPE_GROUP: return "group";
+  }
+  return "unknown";
+}
+
+const char* wireTypeName(const google::protobuf::FieldDescriptor& field) {
+  using google::protobuf::FieldDescriptor;
+  if (field.is_packable() && field.is_repeated()) return "varint or packed";
+  switch (field.type()) {
+    case FieldDescriptor::TYPE_FLOAT:
+    case FieldDescriptor::TYPE_FIXED32:
+    case FieldDescriptor::TYPE_SFIXED32: return "fixed32";
+    case FieldDescriptor::TYPE_DOUBLE:
+    case FieldDescriptor::TYPE_FIXED64:
+    case FieldDescriptor::TYPE_SFIXED64: return "fixed64";
+    case FieldDescriptor::TYPE_STRING:
+    case FieldDescriptor::TYPE_BYTES:
+    case FieldDescriptor::TYPE_MESSAGE: return "length-delimited";
+    case FieldDescriptor::TYPE_GROUP: return "group";
+    default: return "varint";
+  }
+}
+
 }  // namespace
+
+// protobuf keeps a field it cannot read as its declared type (a wrong wire type, or an enum value
+// the schema does not list) among the unknown fields, under its known number. Fields whose number
+// ONNX 1.12 does not know come from a newer ONNX and are kept.
+absl::Status checkWireTypes(const google::protobuf::Message& message,
+                            absl::FunctionRef<std::string()> what) {
+  const auto& unknown = message.GetReflection()->GetUnknownFields(message);
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const google::protobuf::UnknownField& found = unknown.field(i);
+    const google::protobuf::FieldDescriptor* field =
+        message.GetDescriptor()->FindFieldByNumber(found.number());
+    if (field == nullptr) continue;
+    if (field->enum_type() != nullptr &&
+        found.type() == google::protobuf::UnknownField::TYPE_VARINT) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what(), ": field '", field->name(), "' has the value ", found.varint(),
+                       ", which is not a ", field->enum_type()->name()));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        what(), ": field '", field->name(), "' has the wrong wire type (",
+        wireTypeName(found.type()), " instead of ", wireTypeName(*field), ")"));
+  }
+  return absl::OkStatus();
+}
 
 class ProtoImporter {
  public:
@@ -91,6 +145,15 @@ class ProtoImporter {
 
   absl::Status importModel(onnx::ModelProto* proto) {
     model_->proto_.reset(proto);
+    if (absl::Status status = checkWireTypes(*proto, [] { return std::string("the model"); });
+        !status.ok()) {
+      return status;
+    }
+    for (const onnx::OperatorSetIdProto& opset : proto->opset_import()) {
+      absl::Status status = checkWireTypes(
+          opset, [&] { return absl::StrCat("opset import '", opset.domain(), "'"); });
+      if (!status.ok()) return status;
+    }
     if (!proto->has_graph()) return absl::InvalidArgumentError("the model has no graph");
     ProtoPtr<onnx::GraphProto> graph(proto->unsafe_arena_release_graph());
     model_->base_dir_ = base_dir_;
@@ -109,6 +172,28 @@ class ProtoImporter {
         graph->parentNode() ? absl::StrCat(" in graph '", proto.name(), "' of ",
                                            describeNode(*graph->parentNode()))
                             : std::string();
+    if (absl::Status status =
+            checkWireTypes(proto, [&] { return absl::StrCat("graph '", proto.name(), "'"); });
+        !status.ok()) {
+      return status;
+    }
+    auto check_value_infos = [&](const auto& infos, absl::string_view kind) {
+      for (const onnx::ValueInfoProto& info : infos) {
+        absl::Status status = checkWireTypes(
+            info, [&] { return absl::StrCat(kind, " '", info.name(), "'", where); });
+        if (!status.ok()) return status;
+      }
+      return absl::OkStatus();
+    };
+    if (absl::Status status = check_value_infos(proto.input(), "graph input"); !status.ok()) {
+      return status;
+    }
+    if (absl::Status status = check_value_infos(proto.output(), "graph output"); !status.ok()) {
+      return status;
+    }
+    if (absl::Status status = check_value_infos(proto.value_info(), "value_info"); !status.ok()) {
+      return status;
+    }
 
     for (ProtoPtr<onnx::ValueInfoProto>& input : takeAll(proto.mutable_input())) {
       Value* value = graph->newValue(input->name());
@@ -170,6 +255,11 @@ class ProtoImporter {
                            proto.sparse_initializer_size());
     for (ProtoPtr<onnx::NodeProto>& taken : takeAll(proto.mutable_node())) {
       onnx::NodeProto& node_proto = *taken;
+      if (absl::Status status =
+              checkWireTypes(node_proto, [&] { return describeNode(node_proto) + where; });
+          !status.ok()) {
+        return status;
+      }
       graph->nodes_.push_back(std::unique_ptr<Node>(new Node(graph, std::move(taken))));
       Node* node = graph->nodes_.back().get();
       nodes.push_back(node);
@@ -269,6 +359,12 @@ class ProtoImporter {
       return absl::InvalidArgumentError(absl::StrCat(
           describeNode(node_proto), ": attribute '", proto.name(), "' has an unknown type"));
     }
+    if (absl::Status status = checkWireTypes(proto, [&] {
+          return absl::StrCat(describeNode(node_proto), ", attribute '", proto.name(), "'");
+        });
+        !status.ok()) {
+      return status;
+    }
     std::vector<ProtoPtr<onnx::GraphProto>> subgraph_protos;
     if (proto.has_g()) subgraph_protos.emplace_back(proto.unsafe_arena_release_g());
     while (proto.graphs_size() > 0) {
@@ -280,25 +376,42 @@ class ProtoImporter {
     // Tensor attributes may point at external data too; they obey the same path rules.
     if (proto.has_t() && proto.t().data_location() == onnx::TensorProto::EXTERNAL) {
       auto checked = resolveExternalData(proto.t(), base_dir_);
-      if (!checked.ok()) return annotate(checked.status(), node_proto);
+      if (!checked.ok()) return annotate(checked.status(), node_proto, proto);
+    }
+    if (proto.has_t()) {
+      absl::Status checked = checkTensorData(proto.t());
+      if (!checked.ok()) return annotate(checked, node_proto, proto);
+    }
+    for (const onnx::TensorProto& tensor : proto.tensors()) {
+      absl::Status checked = checkTensorData(tensor);
+      if (!checked.ok()) return annotate(checked, node_proto, proto);
     }
     node->attributes_.push_back(Attribute(std::move(owned)));
     Attribute& attribute = node->attributes_.back();
     for (auto& subgraph_proto : subgraph_protos) {
+      if (nesting_ == kMaxGraphNesting) {
+        return absl::InvalidArgumentError(
+            graphTooDeepMessage(subgraph_proto->name(), node_proto.name(), node_proto.op_type()));
+      }
       attribute.mutableGraphs().push_back(std::make_unique<Graph>(model_, node));
       Graph* subgraph = attribute.mutableGraphs().back().get();
+      ++nesting_;
       absl::Status status = importGraph(std::move(subgraph_proto), subgraph, &scope);
+      --nesting_;
       if (!status.ok()) return status;
     }
     return absl::OkStatus();
   }
 
-  static absl::Status annotate(const absl::Status& status, const onnx::NodeProto& node) {
-    return absl::Status(status.code(), absl::StrCat(describeNode(node), ": ", status.message()));
+  static absl::Status annotate(const absl::Status& status, const onnx::NodeProto& node,
+                               const onnx::AttributeProto& attribute) {
+    return absl::Status(status.code(), absl::StrCat(describeNode(node), ", attribute '",
+                                                    attribute.name(), "': ", status.message()));
   }
 
   absl::StatusOr<std::shared_ptr<Tensor>> importTensor(ProtoPtr<onnx::TensorProto> proto) {
     // A tensor on the model's arena keeps the arena alive: it may outlive the model.
+    if (absl::Status checked = checkTensorData(*proto); !checked.ok()) return checked;
     std::shared_ptr<google::protobuf::Arena> arena;
     if (proto->GetArena() != nullptr) arena = model_->arena_;
     if (proto->data_location() != onnx::TensorProto::EXTERNAL) {
@@ -394,6 +507,7 @@ class ProtoImporter {
   Model* model_;
   const LoadOptions& options_;
   std::string base_dir_;
+  int nesting_ = 0;  // of the graph being imported: 0 for the main graph
 };
 
 std::pair<std::unique_ptr<Model>, onnx::ModelProto*> newModelToParse() {

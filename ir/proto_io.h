@@ -9,12 +9,19 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "onnx/onnx_pb.h"
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/ir/serialization.h"
 
 namespace onnxopt::ir {
+
+// InvalidArgument naming `what()` (the element the message is) when one of the message's own
+// fields could not be read as its declared type: a wrong wire type, or an enum value ONNX does
+// not list. `what` is called only then.
+absl::Status checkWireTypes(const google::protobuf::Message& message,
+                            absl::FunctionRef<std::string()> what);
 
 // A new Model, and an empty ModelProto on the model's arena to parse into: then hand both to
 // importModelFrom, so that the IR refers to the parsed messages where they are.

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -48,8 +49,29 @@ absl::Status tooLarge(int64_t size) {
       "as external data"));
 }
 
+// The temporary files being written, for removePendingFiles(), which a signal handler calls: so
+// fixed slots and atomics, nothing that allocates or locks. A file that finds no free slot is
+// still written safely; only a signal would leave it behind.
+constexpr int kPendingSlots = 16;
+std::atomic<const char*> pending_paths[kPendingSlots];
+
+void registerPending(const char* path) {
+  for (std::atomic<const char*>& slot : pending_paths) {
+    const char* expected = nullptr;
+    if (slot.compare_exchange_strong(expected, path)) return;
+  }
+}
+
+void unregisterPending(const char* path) {
+  for (std::atomic<const char*>& slot : pending_paths) {
+    const char* expected = path;
+    if (slot.compare_exchange_strong(expected, nullptr)) return;
+  }
+}
+
 // A file written under a temporary name in its destination folder and renamed into place by
-// commit(); dropped (unlinked) otherwise, so a failure never leaves half a file behind.
+// commit() once complete and on disk; dropped (unlinked) otherwise, so a failure never leaves
+// half a file behind, and an existing file is replaced whole or not at all.
 class PendingFile {
  public:
   static absl::StatusOr<std::unique_ptr<PendingFile>> create(const std::string& path) {
@@ -69,6 +91,8 @@ class PendingFile {
   ~PendingFile() {
     if (fd_ >= 0) close(fd_);
     if (!committed_ && !inPlace()) unlink(temp_.c_str());
+    // After the unlink: a signal in between finds nothing to remove, never a file left behind.
+    if (!inPlace()) unregisterPending(temp_.c_str());
   }
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
@@ -79,6 +103,9 @@ class PendingFile {
       const mode_t mask = umask(0);
       umask(mask);
       fchmod(fd_, 0666 & ~mask);
+      // On disk before the rename, so that a crash of the machine cannot put an empty or partial
+      // file in place of the old one.
+      if (fsync(fd_) != 0) return errnoError(path_, "write");
     }
     const int result = close(fd_);
     fd_ = -1;
@@ -99,7 +126,9 @@ class PendingFile {
 
  private:
   PendingFile(std::string path, std::string temp, int fd)
-      : path_(std::move(path)), temp_(std::move(temp)), fd_(fd) {}
+      : path_(std::move(path)), temp_(std::move(temp)), fd_(fd) {
+    if (!inPlace()) registerPending(temp_.c_str());
+  }
   bool inPlace() const { return temp_.empty(); }
   std::string path_;
   std::string temp_;
@@ -214,6 +243,9 @@ class ExternalDataWriter {
   }
 
   absl::Status commit() { return file_ ? file_->commit() : absl::OkStatus(); }
+  // Whether the data file will be written (and so replace any file of its name).
+  bool writes() const { return file_ != nullptr; }
+  const std::string& fileName() const { return file_name_; }
 
  private:
   std::string model_dir_;
@@ -242,20 +274,33 @@ absl::StatusOr<std::string> realDir(const std::string& dir) {
   return std::string(resolved.get());
 }
 
+absl::Status copyExternalData(const Value& value, ExternalDataWriter& writer) {
+  const ExternalData& external = *value.initializer()->external();
+  std::string bytes;
+  absl::Status status = readFileRange(external.path, external.offset, external.length, &bytes);
+  if (status.ok()) status = writer.append(value, value.initializer()->proto(), bytes);
+  return status;
+}
+
 // External tensors whose data file is not where the output expects it are copied into the
-// output's data file.
+// output's data file. Those that stay where they are, in the very file the writer replaces if it
+// writes anything, go to `in_writers_file`.
 absl::Status relocateExternalData(const Model& model, const std::string& output_dir,
-                                  ExternalDataWriter& writer) {
+                                  ExternalDataWriter& writer,
+                                  std::vector<const Value*>* in_writers_file) {
+  std::unique_ptr<char, decltype(&std::free)> writers_file(
+      realpath(absl::StrCat(output_dir, "/", writer.fileName()).c_str(), nullptr), &std::free);
   absl::Status status = absl::OkStatus();
   forEachInitializer(model.graph(), [&](const Value& value) {
     if (!status.ok() || !value.initializer()->isExternal()) return;
     const ExternalData& external = *value.initializer()->external();
     std::unique_ptr<char, decltype(&std::free)> there(
         realpath(absl::StrCat(output_dir, "/", external.location).c_str(), nullptr), &std::free);
-    if (there && external.path == there.get()) return;
-    std::string bytes;
-    status = readFileRange(external.path, external.offset, external.length, &bytes);
-    if (status.ok()) status = writer.append(value, value.initializer()->proto(), bytes);
+    if (there && external.path == there.get()) {
+      if (writers_file && external.path == writers_file.get()) in_writers_file->push_back(&value);
+      return;
+    }
+    status = copyExternalData(value, writer);
   });
   return status;
 }
@@ -360,6 +405,7 @@ absl::StatusOr<std::unique_ptr<Model>> importModel(onnx::ModelProto&& proto,
 }
 
 absl::StatusOr<std::string> saveModelToBytes(const Model& model) {
+  if (absl::Status status = checkGraphNesting(model.graph()); !status.ok()) return status;
   ProtoExporter exporter(ProtoExporter::Mode::kLend);
   const onnx::ModelProto& proto = exporter.lend(model);
   const size_t size = proto.ByteSizeLong();
@@ -371,6 +417,7 @@ absl::StatusOr<std::string> saveModelToBytes(const Model& model) {
 }
 
 absl::StatusOr<onnx::ModelProto> exportModel(const Model& model) {
+  if (absl::Status status = checkGraphNesting(model.graph()); !status.ok()) return status;
   onnx::ModelProto proto;
   ProtoExporter exporter(ProtoExporter::Mode::kCopy);
   exporter.exportModel(model, &proto);
@@ -398,6 +445,7 @@ void forEachTensorProto(onnx::GraphProto& graph, Fn& fn) {
 }  // namespace
 
 absl::StatusOr<onnx::ModelProto> exportModel(std::unique_ptr<Model> model) {
+  if (absl::Status status = checkGraphNesting(model->graph()); !status.ok()) return status;
   ProtoExporter exporter(ProtoExporter::Mode::kLend);
   auto& lent = const_cast<onnx::ModelProto&>(exporter.lend(*model));
   // The model is ours: take its weight bytes out, copy what is left, and put the bytes into the
@@ -432,6 +480,12 @@ std::string followSymlink(const std::string& path) {
 }
 }  // namespace
 
+void removePendingFiles() {
+  for (std::atomic<const char*>& slot : pending_paths) {
+    if (const char* path = slot.load()) unlink(path);
+  }
+}
+
 absl::Status writeFileAtomically(const std::string& requested_path, absl::string_view contents) {
   const std::string path = followSymlink(requested_path);
   auto pending = PendingFile::create(path);
@@ -443,6 +497,7 @@ absl::Status writeFileAtomically(const std::string& requested_path, absl::string
 
 absl::Status saveModelToFile(const Model& model, const std::string& requested_path,
                              const SaveOptions& options) {
+  if (absl::Status status = checkGraphNesting(model.graph()); !status.ok()) return status;
   const std::string path = followSymlink(requested_path);
   const std::string dir = dirName(path);
   auto real_dir = realDir(dir);
@@ -454,7 +509,8 @@ absl::Status saveModelToFile(const Model& model, const std::string& requested_pa
   ExternalDataWriter writer(
       dir, options.external_data_file.empty() ? baseName(path) + ".data" : options.external_data_file,
       options.progress);
-  absl::Status status = relocateExternalData(model, *real_dir, writer);
+  std::vector<const Value*> in_writers_file;
+  absl::Status status = relocateExternalData(model, *real_dir, writer, &in_writers_file);
   if (!status.ok()) return status;
 
   auto replacement = [&writer](const Value& value) { return writer.replacement(value); };
@@ -468,6 +524,17 @@ absl::Status saveModelToFile(const Model& model, const std::string& requested_pa
       exporter.reset();  // gives the lent parts back before they are inspected
       status = offloadLargeTensors(model, size - options.max_inline_bytes, writer);
       if (!status.ok()) return prefixed(path, status);
+    }
+    // The data file about to be written replaces the one these tensors are read from: they are
+    // copied into it too (from the old file, which stays until the commit below).
+    if (writer.writes() && !in_writers_file.empty()) {
+      exporter.reset();
+      for (const Value* value : in_writers_file) {
+        status = copyExternalData(*value, writer);
+        if (!status.ok()) return status;
+      }
+    }
+    if (!exporter) {
       exporter = std::make_unique<ProtoExporter>(ProtoExporter::Mode::kLend, replacement);
       proto = &exporter->lend(model);
       if (proto->ByteSizeLong() > static_cast<size_t>(INT_MAX)) {
@@ -475,9 +542,10 @@ absl::Status saveModelToFile(const Model& model, const std::string& requested_pa
       }
     }
     // The sizes are cached by the ByteSizeLong above: serialize with them.
+    const int64_t expected = static_cast<int64_t>(proto->GetCachedSize());
     google::protobuf::io::FileOutputStream stream((*pending)->fd(), 1 << 20);
     const int64_t external_bytes = writer.bytesWritten();
-    const int64_t total = external_bytes + proto->GetCachedSize();
+    const int64_t total = external_bytes + expected;
     ProgressOutputStream counted(stream, external_bytes, total, options.progress);
     google::protobuf::io::ZeroCopyOutputStream* sink = &stream;
     if (options.progress) sink = &counted;
@@ -490,6 +558,11 @@ absl::Status saveModelToFile(const Model& model, const std::string& requested_pa
     if (!written || !stream.Flush()) {
       errno = stream.GetErrno();
       return errnoError(path, "write");
+    }
+    if (stream.ByteCount() != expected) {
+      return absl::DataLossError(absl::StrCat(path, ": wrote ", stream.ByteCount(),
+                                              " bytes of a model of ", expected,
+                                              "; the old file is kept"));
     }
     if (options.progress) options.progress(total, total);
   }

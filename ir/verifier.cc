@@ -92,7 +92,14 @@ class Verifier {
             return absl::InternalError(absl::StrCat("a subgraph of ", describe(*node), where,
                                                     " does not know its parent node"));
           }
-          if (absl::Status status = verifyGraph(*subgraph, &defined); !status.ok()) return status;
+          if (nesting_ == kMaxGraphNesting) {
+            return absl::InvalidArgumentError(
+                graphTooDeepMessage(subgraph->name(), node->name(), node->opType()));
+          }
+          ++nesting_;
+          absl::Status status = verifyGraph(*subgraph, &defined);
+          --nesting_;
+          if (!status.ok()) return status;
         }
       }
       for (size_t i = 0; i < node->numOutputs(); ++i) {
@@ -120,6 +127,8 @@ class Verifier {
   }
 
  private:
+  int nesting_ = 0;  // of the graph being verified: 0 for the main graph
+
   // Every use a value lists must be an operand (or graph output) that really reads it.
   static absl::Status checkUses(const Value& value) {
     for (const Use& use : value.uses()) {

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "framework/builtin_passes.h"
@@ -125,7 +126,6 @@ class ShapeValueEvaluator {
     }
     const std::optional<int64_t> opset = rewriter_.opsetVersion(*node);
     if (!opset) return std::nullopt;
-    bool ok = true;
     if (node->opType() == "Identity") return evaluate(node->input(0));
     if (node->opType() == "Shape") {
       const ir::Value* data = node->input(0);
@@ -133,9 +133,9 @@ class ShapeValueEvaluator {
       const std::optional<ir::Shape> shape = shapes.typeOf(*data).shape();
       if (!shape) return std::nullopt;
       const int64_t rank = static_cast<int64_t>(shape->size());
-      std::optional<int64_t> start = intAttr(*node, "start", &ok);
-      std::optional<int64_t> end = intAttr(*node, "end", &ok);
-      if (!ok || (*opset < 15 && (start || end))) return std::nullopt;
+      std::optional<int64_t> start = readInt(*node, "start");
+      std::optional<int64_t> end = readInt(*node, "end");
+      if (!error_.ok() || (*opset < 15 && (start || end))) return std::nullopt;
       auto clamp = [rank](int64_t v) {
         if (v < 0) v += rank;
         return std::min(std::max<int64_t>(v, 0), rank);
@@ -147,8 +147,8 @@ class ShapeValueEvaluator {
       return result;
     }
     if (node->opType() == "Gather") {
-      const std::optional<int64_t> axis = intAttr(*node, "axis", &ok);
-      if (!ok || (axis && *axis != 0 && *axis != -1)) return std::nullopt;
+      const std::optional<int64_t> axis = readInt(*node, "axis");
+      if (!error_.ok() || (axis && *axis != 0 && *axis != -1)) return std::nullopt;
       std::optional<ShapeValue> data = evaluate(node->input(0));
       const ir::Value* indices = node->input(1);
       if (!data || data->scalar || indices == nullptr || !ShapeOracle::isConstant(*indices)) {
@@ -177,10 +177,9 @@ class ShapeValueEvaluator {
         if (!values) return std::nullopt;
         axes = *values;
       } else {
-        const ir::Attribute* attribute = node->attr("axes");
-        if (attribute == nullptr || attribute->kind() != onnx::AttributeProto::INTS) {
-          return std::nullopt;
-        }
+        // Unsqueeze 1 and 11 require axes, a list of ints.
+        const ir::Attribute* attribute = required(*node, "axes", onnx::AttributeProto::INTS);
+        if (attribute == nullptr) return std::nullopt;
         axes.assign(attribute->ints().begin(), attribute->ints().end());
       }
       // Only a scalar made into a 1-element vector: axes [0] or [-1].
@@ -191,8 +190,17 @@ class ShapeValueEvaluator {
       return data;
     }
     if (node->opType() == "Concat") {
-      const std::optional<int64_t> axis = intAttr(*node, "axis", &ok);
-      if (!ok || !axis || (*axis != 0 && *axis != -1)) return std::nullopt;
+      // Concat requires axis from opset 4; Concat 1 defaults it to 1.
+      std::optional<int64_t> axis;
+      if (*opset >= 4) {
+        const ir::Attribute* attribute = required(*node, "axis", onnx::AttributeProto::INT);
+        if (attribute == nullptr) return std::nullopt;
+        axis = attribute->i();
+      } else {
+        axis = readInt(*node, "axis");
+        if (!error_.ok()) return std::nullopt;
+      }
+      if (!axis || (*axis != 0 && *axis != -1)) return std::nullopt;
       ShapeValue result;
       for (const ir::Value* input : node->inputs()) {
         std::optional<ShapeValue> part = evaluate(input);
@@ -204,9 +212,48 @@ class ShapeValueEvaluator {
     return std::nullopt;
   }
 
+ // Set when a node on the way is malformed (an attribute its op requires is missing, or one
+  // has the wrong kind): the evaluation gives up and the pass fails with this error rather than
+  // guess what the node means.
+  const absl::Status& error() const { return error_; }
+
  private:
+  absl::Status wrongKind(const ir::Node& node, const ir::Attribute& attribute,
+                         onnx::AttributeProto::AttributeType kind) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        describe(node), ": attribute '", attribute.name(), "' is ",
+        onnx::AttributeProto::AttributeType_Name(attribute.kind()), ", but ONNX defines it as ",
+        onnx::AttributeProto::AttributeType_Name(kind)));
+  }
+
+  // An optional INT attribute; nullopt when absent or of the wrong kind (error_ set).
+  std::optional<int64_t> readInt(const ir::Node& node, absl::string_view name) {
+    const ir::Attribute* attribute = node.attr(name);
+    if (attribute == nullptr) return std::nullopt;
+    if (attribute->kind() != onnx::AttributeProto::INT) {
+      if (error_.ok()) error_ = wrongKind(node, *attribute, onnx::AttributeProto::INT);
+      return std::nullopt;
+    }
+    return attribute->i();
+  }
+
+  // A required attribute of kind `kind`; null, with error_ set, when it is missing or not that.
+  const ir::Attribute* required(const ir::Node& node, absl::string_view name,
+                                onnx::AttributeProto::AttributeType kind) {
+    const ir::Attribute* attribute = node.attr(name);
+    if (attribute != nullptr && attribute->kind() == kind) return attribute;
+    if (error_.ok()) {
+      error_ = attribute != nullptr
+                   ? wrongKind(node, *attribute, kind)
+                   : absl::InvalidArgumentError(absl::StrCat(
+                         describe(node), ": required attribute '", name, "' is missing"));
+    }
+    return nullptr;
+  }
+
   PatternRewriter& rewriter_;
   int budget_ = kShapeEvalBudget;
+  absl::Status error_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -240,6 +287,7 @@ struct ExpandFacts {
   // Set when the target is Shape(V) for a value V (whole range): E = broadcast(X, V's shape).
   const ir::Value* target_shape_of = nullptr;
   std::string why_unknown;  // why dims is nullopt
+  absl::Status error;       // a malformed node met on the way: the pass fails with it
 };
 
 // Combines what the target's value says about axis i (from the right) with X's dim there.
@@ -293,6 +341,8 @@ ExpandFacts analyzeExpand(ir::Node& expand, PatternRewriter& rewriter) {
   {
     ShapeValueEvaluator evaluator(rewriter);
     target = evaluator.evaluate(facts.target);
+    facts.error = evaluator.error();
+    if (!facts.error.ok()) return facts;
     if (target && target->scalar) target.reset();
   }
   if (target) {
@@ -467,6 +517,7 @@ class RemoveNopExpand final : public RewritePattern {
     if (!output->hasUses()) return rewriter.notifyMatchFailure(expand, "output is not read");
 
     const ExpandFacts facts = analyzeExpand(expand, rewriter);
+    if (!facts.error.ok()) return rewriter.emitError(expand, facts.error);
     const bool nop = facts.target_shape_of == input || isNop(facts);
     if (!nop) {
       return rewriter.notifyMatchFailure(
@@ -564,7 +615,9 @@ class ReadAroundExpand final : public RewritePattern {
         reasons.push_back(absl::StrCat("input ", index, ": Expand does not exist before opset 8"));
         continue;
       }
-      std::string why = whyNot(node, index, *expand, rewriter);
+      absl::Status error;
+      std::string why = whyNot(node, index, *expand, rewriter, &error);
+      if (!error.ok()) return rewriter.emitError(*expand, error);
       if (!why.empty()) {
         reasons.push_back(absl::StrCat("input ", index, " (", describe(*expand), "): ", why));
         continue;
@@ -591,9 +644,10 @@ class ReadAroundExpand final : public RewritePattern {
     return false;
   }
 
-  // "" when the consumer may read the Expand's input instead of operand `index`.
-  std::string whyNot(ir::Node& node, size_t index, ir::Node& expand,
-                     PatternRewriter& rewriter) const {
+  // "" when the consumer may read the Expand's input instead of operand `index`. `error` is set
+  // when a malformed node was met on the way.
+  std::string whyNot(ir::Node& node, size_t index, ir::Node& expand, PatternRewriter& rewriter,
+                     absl::Status* error) const {
     ShapeOracle& shapes = rewriter.shapes();
     if (kind_ == BroadcastKind::kGemmC) {
       // No dims needed: C = E is unidirectionally broadcastable to [M,N], X's dims are each 1 or
@@ -613,6 +667,10 @@ class ReadAroundExpand final : public RewritePattern {
     }
 
     const ExpandFacts facts = analyzeExpand(expand, rewriter);
+    if (!facts.error.ok()) {
+      *error = facts.error;
+      return "";
+    }
     std::vector<OtherOperand> others;
     if (kind_ == BroadcastKind::kExpandInput) {
       // The consumer Expand broadcasts with its target S2: its "other operand" is S2's value.
@@ -624,6 +682,10 @@ class ReadAroundExpand final : public RewritePattern {
           (facts.target_shape_of != nullptr && shapeOfSource(target) == facts.target_shape_of);
       ShapeValueEvaluator evaluator(rewriter);
       std::optional<ShapeValue> value = evaluator.evaluate(target);
+      if (!evaluator.error().ok()) {
+        *error = evaluator.error();
+        return "";
+      }
       if (value && !value->scalar) other.shape = ir::Shape(value->elems);
       others.push_back(std::move(other));
     } else {

@@ -44,16 +44,24 @@ std::string nodeText(const ir::Node& node) {
   return absl::StrCat(node.opType(), " '", node.name(), "'");
 }
 
-// Reads an optional INT attribute (transA, transB, broadcast). nullopt, with `why` set, when the
-// attribute is there with another kind.
-std::optional<int64_t> readIntAttr(const ir::Node& node, const char* name, std::string* why) {
+// ONNX defines Gemm's transA, transB and broadcast (opsets 1 and 6) as INT and Transpose's perm
+// as INTS: a node giving one of them another kind is malformed, and the pass fails on it rather
+// than guess what it means. Attributes of kinds ONNX does not know are refused at load time.
+absl::Status checkAttrKind(const ir::Node& node, const char* name, AttributeProto::AttributeType kind) {
   const ir::Attribute* attribute = node.attr(name);
-  if (attribute == nullptr) return 0;  // absent: 0 in every opset of Gemm
-  if (attribute->kind() != AttributeProto::INT) {
-    *why = absl::StrCat("attribute '", name, "' of ", nodeText(node), " is not an int");
-    return std::nullopt;
+  if (attribute == nullptr || attribute->kind() == kind) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "attribute '", name, "' is ", AttributeProto::AttributeType_Name(attribute->kind()),
+      ", but ONNX defines it as ", AttributeProto::AttributeType_Name(kind)));
+}
+
+// Reads Gemm's optional INT attribute transA, transB or broadcast: absent is 0 in every opset.
+absl::StatusOr<int64_t> readIntAttr(const ir::Node& node, const char* name) {
+  if (absl::Status status = checkAttrKind(node, name, AttributeProto::INT); !status.ok()) {
+    return status;
   }
-  return attribute->i();
+  const ir::Attribute* attribute = node.attr(name);
+  return attribute == nullptr ? 0 : attribute->i();
 }
 
 // Whether `transpose` (a Transpose of the default domain) swaps the two axes of a 2-D tensor.
@@ -66,11 +74,9 @@ std::optional<std::string> whyNotAxisSwap(const ir::Node& transpose, bool input_
       transpose.input(0) == nullptr) {
     return absl::StrCat(nodeText(transpose), " has no data input or output");
   }
+  // The caller has checked perm's kind (checkAttrKind).
   const ir::Attribute* perm = transpose.attr("perm");
   if (perm != nullptr) {
-    if (perm->kind() != AttributeProto::INTS) {
-      return absl::StrCat("attribute 'perm' of ", nodeText(transpose), " is not a list of ints");
-    }
     if (perm->ints().size() == 2 && perm->ints()[0] == 1 && perm->ints()[1] == 0) return std::nullopt;
     return absl::StrCat(nodeText(transpose), " has perm [", absl::StrJoin(perm->ints(), ", "),
                         "], not [1, 0]");
@@ -120,14 +126,17 @@ class FoldTransposeIntoGemmOperand final : public RewritePattern {
         }
         continue;
       }
+      if (absl::Status status = checkAttrKind(*transpose, "perm", AttributeProto::INTS);
+          !status.ok()) {
+        return rewriter.emitError(*transpose, status);
+      }
       if (std::optional<std::string> why =
               whyNotAxisSwap(*transpose, /*input_is_2d=*/false, rewriter)) {
         if (explain) reasons.push_back(absl::StrCat(kOperands[operand], ": ", *why));
         continue;
       }
-      std::string why;
-      const std::optional<int64_t> flag = readIntAttr(gemm, kFlags[operand], &why);
-      if (!flag) return rewriter.notifyMatchFailure(gemm, why);
+      const absl::StatusOr<int64_t> flag = readIntAttr(gemm, kFlags[operand]);
+      if (!flag.ok()) return rewriter.emitError(gemm, flag.status());
       folds.push_back({operand, transpose->input(0), kFlags[operand], *flag == 0});
     }
     if (folds.empty()) {
@@ -308,6 +317,10 @@ class FoldGemmOutputTranspose final : public RewritePattern {
     if (gemm == nullptr || !gemm->is("Gemm") || gemm->output(0) != y) {
       return rewriter.notifyMatchFailure(transpose, "the input is not the output of a Gemm");
     }
+    if (absl::Status status = checkAttrKind(transpose, "perm", AttributeProto::INTS);
+        !status.ok()) {
+      return rewriter.emitError(transpose, status);
+    }
     // A Gemm's output is always 2-D, so a Transpose without perm swaps its axes.
     if (std::optional<std::string> why = whyNotAxisSwap(transpose, /*input_is_2d=*/true, rewriter)) {
       return rewriter.notifyMatchFailure(transpose, *why);
@@ -319,11 +332,13 @@ class FoldGemmOutputTranspose final : public RewritePattern {
     if (gemm->numInputs() < 2 || gemm->input(0) == nullptr || gemm->input(1) == nullptr) {
       return rewriter.notifyMatchFailure(transpose, absl::StrCat(nodeText(*gemm), " lacks A or B"));
     }
-    std::string why;
-    const std::optional<int64_t> trans_a = readIntAttr(*gemm, "transA", &why);
-    if (!trans_a) return rewriter.notifyMatchFailure(transpose, why);
-    const std::optional<int64_t> trans_b = readIntAttr(*gemm, "transB", &why);
-    if (!trans_b) return rewriter.notifyMatchFailure(transpose, why);
+    const absl::StatusOr<int64_t> trans_a = readIntAttr(*gemm, "transA");
+    if (!trans_a.ok()) return rewriter.emitError(*gemm, trans_a.status());
+    const absl::StatusOr<int64_t> trans_b = readIntAttr(*gemm, "transB");
+    if (!trans_b.ok()) return rewriter.emitError(*gemm, trans_b.status());
+    // broadcast exists in Gemm 1 and 6 only.
+    const absl::StatusOr<int64_t> broadcast = *opset < 7 ? readIntAttr(*gemm, "broadcast") : 0;
+    if (!broadcast.ok()) return rewriter.emitError(*gemm, broadcast.status());
     // Cheap form of the guard match() applies, before any work on C.
     if (!y->hasOneUse() || y->isGraphOutput() || gemm->graph() != transpose.graph()) {
       return rewriter.notifyMatchFailure(
@@ -342,7 +357,7 @@ class FoldGemmOutputTranspose final : public RewritePattern {
                                     " requires (C is optional from opset 11)"));
       }
     } else {
-      std::optional<std::string> reason = planC(*gemm, *c, *opset, rewriter, &new_c);
+      std::optional<std::string> reason = planC(*c, *opset, *broadcast, rewriter, &new_c);
       if (reason) return rewriter.notifyMatchFailure(transpose, *reason);
     }
 
@@ -371,10 +386,10 @@ class FoldGemmOutputTranspose final : public RewritePattern {
   }
 
  private:
-  // Decides how C changes so that C' broadcasts to [N, M] exactly as C did to [M, N]. Returns the
-  // reason when that is not possible or not known. `new_c` gets the new constant when C cannot
-  // stay as it is.
-  static std::optional<std::string> planC(const ir::Node& gemm, const ir::Value& c, int64_t opset,
+  // Decides how C changes so that C' broadcasts to [N, M] exactly as C did to [M, N] (`broadcast`
+  // is the Gemm's attribute, 0 from opset 7). Returns the reason when that is not possible or not
+  // known. `new_c` gets the new constant when C cannot stay as it is.
+  static std::optional<std::string> planC(const ir::Value& c, int64_t opset, int64_t broadcast,
                                           PatternRewriter& rewriter,
                                           std::optional<TensorProto>* new_c) {
     // A C whose every dim is a known 1 (or a scalar) broadcasts the same way to any shape, from
@@ -410,14 +425,11 @@ class FoldGemmOutputTranspose final : public RewritePattern {
       // Gemm 1 and 6: C is [M, N] (broadcast = 0), or broadcast with the legacy rules
       // (broadcast = 1) that the spec leaves vague for Gemm. Only an exact [M, N] is safe: a
       // rank-2 C without broadcast, or one whose dims are not 1 (so they cannot be broadcast).
-      std::string why;
-      const std::optional<int64_t> broadcast = readIntAttr(gemm, "broadcast", &why);
-      if (!broadcast) return why;
       if (dims.size() != 2) {
         return absl::StrCat("opset ", opset, " Gemm with a C of rank ", dims.size(),
                             ": only a 2-D C of exactly [M, N] is transposed before opset 7");
       }
-      if (*broadcast != 0 && (rows == 1 || cols == 1)) {
+      if (broadcast != 0 && (rows == 1 || cols == 1)) {
         return absl::StrCat("opset ", opset,
                             " Gemm with broadcast=1 and a C with a dim of 1: legacy broadcasting "
                             "of C is not transposed (only a C of exactly [M, N])");

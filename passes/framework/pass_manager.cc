@@ -89,6 +89,8 @@ bool PassManager::shouldPrintAfter(const Pass& pass, bool changed) const {
 }
 
 absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
+  // Passes and the rewrite driver walk subgraphs recursively.
+  if (absl::Status status = ir::checkGraphNesting(model.graph()); !status.ok()) return status;
   PipelineReport report;
   PipelineProgress progress;
   progress.passes = passes_.size();
@@ -154,6 +156,13 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
                                                max_rounds, " rounds (--fixed-point cap)");
       if (options_.require_convergence) return absl::ResourceExhaustedError(message);
       report.warnings.push_back(message);
+    }
+  }
+  // A changed model is verified once at the end, so that no caller saves one a pass broke.
+  if (report.changed && !options_.verify_each) {
+    if (absl::Status status = ir::verify(model); !status.ok()) {
+      return absl::InternalError(
+          absl::StrCat("the model is invalid after the pipeline: ", status.message()));
     }
   }
   if (options_.progress) {

@@ -119,7 +119,7 @@ g (float[N,4] X) => (float[N,4] Y) <float[4] W = {1,2,3,4}> {
 TEST(SerializationTest, WeightsAreMovedNotCopied) {
   onnx::ModelProto proto = parseProto(kLinear);
   onnx::TensorProto* weight = proto.mutable_graph()->mutable_initializer(0);
-  weight->set_raw_data(std::string(1 << 20, 'w'));
+  weight->set_raw_data(std::string(3 << 20, 'w'));  // float[3, 2^18]
   weight->clear_float_data();
   weight->set_dims(1, 1 << 18);
   const char* bytes_before = weight->raw_data().data();
@@ -137,7 +137,7 @@ TEST(SerializationTest, ConsumingExportMovesTheWeights) {
   onnx::TensorProto* weight = proto.mutable_graph()->mutable_initializer(0);
   weight->clear_float_data();
   weight->set_dims(1, 1 << 18);
-  weight->set_raw_data(std::string(1 << 20, 'w'));
+  weight->set_raw_data(std::string(3 << 20, 'w'));  // float[3, 2^18]
   const std::string expected = serialize(proto);
   auto model = loadModelFromBytes(expected);
   ASSERT_TRUE(model.ok()) << model.status();
@@ -252,6 +252,37 @@ TEST(SerializationTest, ExternalDataIsReadOnlyWhenNeeded) {
   EXPECT_FALSE(weight->isExternal());
   EXPECT_EQ(weight->proto().raw_data().size(), 48u);
   EXPECT_EQ(weight->proto().raw_data()[0], 'Z');
+}
+
+// Saved in place, a model whose W lives in "model.onnx.data" must write that file anew when B
+// is moved out of line (to fit a size limit): W is copied into the new file from the old one
+// before it replaces it, rather than left pointing at bytes that are gone.
+TEST(SerializationTest, RewritingTheDataFileKeepsTheTensorsItHeld) {
+  TempDir dir;
+  const fs::path model_path = writeExternalModel(dir, "model.onnx.data");
+  fs::rename(dir / "weights.bin", dir / "model.onnx.data");
+  auto model = loadModelFromFile(model_path.string());
+  ASSERT_TRUE(model.ok()) << model.status();
+  onnx::TensorProto& bias = (*model)->graph().initializers()[1]->initializer()->mutableProto();
+  bias.set_raw_data(std::string(reinterpret_cast<const char*>(bias.float_data().data()),
+                                bias.float_data_size() * sizeof(float)));
+  bias.clear_float_data();
+  auto inline_size = saveModelToBytes(**model);
+  ASSERT_TRUE(inline_size.ok()) << inline_size.status();
+  SaveOptions options;
+  options.max_inline_bytes = static_cast<int64_t>(inline_size->size()) - 1;  // B must go out
+  ASSERT_TRUE(saveModelToFile(**model, model_path.string(), options).ok());
+  model->reset();
+
+  auto saved = loadModelFromFile(model_path.string(), LoadOptions{"", /*load_external_data=*/true});
+  ASSERT_TRUE(saved.ok()) << saved.status();
+  const auto initializers = (*saved)->graph().initializers();
+  const std::vector<float> expected_w = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  const std::vector<float> expected_b = {1, 2, 3};
+  EXPECT_EQ(initializers[0]->initializer()->proto().raw_data(),
+            std::string(reinterpret_cast<const char*>(expected_w.data()), 48));
+  EXPECT_EQ(initializers[1]->initializer()->proto().raw_data(),
+            std::string(reinterpret_cast<const char*>(expected_b.data()), 12));
 }
 
 TEST(SerializationTest, ExternalDataStaysPutInTheSameFolder) {

@@ -1,5 +1,6 @@
 // onnx-opt: see cli.h and docs/user-guide.md.
 
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -11,16 +12,33 @@
 
 #include "cli.h"
 #include "google/protobuf/stubs/logging.h"
+#include "onnxopt/ir/serialization.h"
 
 namespace {
 
 // Protobuf logs parse problems to stderr on its own; the tool reports errors itself, in one line.
 void silentLogHandler(google::protobuf::LogLevel, const char*, int, const std::string&) {}
 
+// Interrupted or terminated while saving: the temporary output goes, then the signal takes its
+// default course (the handler was reset on entry), so the exit status still says which signal.
+void removeTemporariesAndDie(int signal) {
+  onnxopt::ir::removePendingFiles();
+  raise(signal);
+}
+
+void cleanUpOnTermination() {
+  struct sigaction action = {};
+  action.sa_handler = &removeTemporariesAndDie;
+  action.sa_flags = SA_RESETHAND | SA_NODEFER;
+  sigemptyset(&action.sa_mask);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   google::protobuf::SetLogHandler(&silentLogHandler);
+  cleanUpOnTermination();
   std::ios::sync_with_stdio(false);
 
   std::vector<std::string> args(argv + 1, argv + argc);

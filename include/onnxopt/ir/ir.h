@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "onnx/onnx_pb.h"
@@ -361,6 +362,20 @@ class ONNXOPT_API Model {
   std::unique_ptr<NameTable> value_names_;
   std::unique_ptr<NameTable> node_names_;
 };
+
+// How deep subgraphs may nest (the main graph is level 0). The importer, the verifier, saving,
+// the printer and the pass manager walk subgraphs recursively; they refuse a deeper model
+// instead of overflowing the stack. A binary file cannot come near it (protobuf refuses messages
+// nested more than 100 deep, about 32 levels of subgraphs); only a model made in memory or
+// parsed from text can.
+inline constexpr int kMaxGraphNesting = 64;
+
+// InvalidArgument naming the first subgraph nested more than kMaxGraphNesting levels below
+// `graph` and the node that owns it; OK otherwise. Walks no deeper than the limit.
+absl::Status checkGraphNesting(const Graph& graph);
+// The message of that error for `graph`, a subgraph of `owner` one level too deep.
+std::string graphTooDeepMessage(absl::string_view graph, absl::string_view owner_name,
+                                absl::string_view owner_op_type);
 
 // Calls `fn(graph)` for `graph` and every graph nested in it, outer graphs first.
 template <typename Fn>

@@ -63,6 +63,11 @@ ONNXOPT_API absl::StatusOr<std::string> saveModelToBytes(const Model& model);
 // Writes any file the way saveModelToFile does: atomically for regular files (a failure leaves
 // the old file), in place for devices and pipes, through symlinks to their target.
 ONNXOPT_API absl::Status writeFileAtomically(const std::string& path, absl::string_view contents);
+// Removes the temporary files of the saves in progress (the file being written is a temporary
+// until it is complete). Async-signal-safe: for a SIGINT/SIGTERM handler that then ends the
+// process, as onnx-opt's does. A SIGKILL can leave one temporary file (`.<name>.tmpXXXXXX`,
+// next to the output); the output itself is never partial.
+ONNXOPT_API void removePendingFiles();
 // A copy of the model as a proto (external tensors keep their references).
 ONNXOPT_API absl::StatusOr<onnx::ModelProto> exportModel(const Model& model);
 // The model as a proto, consuming it: weights stored as raw_data move into the proto instead of

@@ -45,7 +45,8 @@ struct PipelineProgress {
 using PipelineProgressSink = std::function<void(const PipelineProgress&)>;
 
 struct PassManagerOptions {
-  // Run ir::verify after every pass; a failure names the pass that broke the model.
+  // Run ir::verify after every pass; a failure names the pass that broke the model. Without it,
+  // a run that changed the model verifies it once at the end.
   bool verify_each = false;
   // Repeat the whole pipeline until a round changes nothing, at most `max_fixed_point_rounds`
   // rounds; hitting the cap is a warning (an error with `require_convergence`).
