@@ -6,5 +6,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/setup.sh
 bash scripts/build.sh
+bash scripts/test_sanitized.sh  # ASan + UBSan build: unit and golden tests, short fuzz runs
 cd "${BUILD_DIR:-build}"
 ctest --output-on-failure -j"${CTEST_PARALLEL:-2}"

@@ -1,0 +1,39 @@
+// (b) text syntax -> model, along the path the golden tests and the example consumer take:
+// onnx::OnnxParser, then onnx-opt's import, verifier, printer and saver. Whatever the text, this
+// returns an error or a model; a model that verifies prints, saves, and loads back to a model that
+// verifies and prints the same.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "fuzz_check.h"
+#include "onnx/defs/parser.h"
+#include "onnxopt/ir/printer.h"
+#include "onnxopt/ir/serialization.h"
+#include "onnxopt/ir/verifier.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace onnxopt;
+  // OnnxParser reads a NUL-terminated string.
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  onnx::ModelProto proto;
+  if (!onnx::OnnxParser::Parse(proto, text.c_str()).IsOK()) return 0;
+
+  ir::LoadOptions load_options;
+  load_options.external_data_dir = fuzz::kNoExternalDataDir;
+  absl::StatusOr<std::unique_ptr<ir::Model>> model =
+      ir::importModel(std::move(proto), load_options);
+  if (!model.ok() || !ir::verify(**model).ok()) return 0;
+
+  const std::string printed = ir::printModel(**model);
+  const std::string saved = fuzz::checked(ir::saveModelToBytes(**model), "a verified model saves");
+  std::unique_ptr<ir::Model> reloaded =
+      fuzz::checked(ir::loadModelFromBytes(saved, load_options), "a saved model loads");
+  fuzz::check(ir::verify(*reloaded), "a saved model verifies after loading");
+  if (ir::printModel(*reloaded) != printed) {
+    fuzz::fail("load(save(m)) prints as m does", "the printed texts differ");
+  }
+  return 0;
+}
