@@ -1,7 +1,7 @@
-// (b) text syntax -> model, along the path the golden tests and the example consumer take:
-// onnx::OnnxParser, then onnx-opt's import, verifier, printer and saver. Whatever the text, this
-// returns an error or a model; a model that verifies prints, saves, and loads back to a model that
-// verifies and prints the same.
+// (b) text syntax -> model, along the path the golden tests take: ir::loadModelFromText
+// (onnx::OnnxParser behind onnx-opt's guard, then the import as golden_runner does it), the verifier, printer and saver.
+// Whatever the text, this returns an error or a model; a model that verifies prints, saves, and
+// loads back to a model that verifies and prints the same.
 
 #include <cstddef>
 #include <cstdint>
@@ -9,22 +9,16 @@
 #include <string>
 
 #include "fuzz_check.h"
-#include "onnx/defs/parser.h"
 #include "onnxopt/ir/printer.h"
 #include "onnxopt/ir/serialization.h"
 #include "onnxopt/ir/verifier.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace onnxopt;
-  // OnnxParser reads a NUL-terminated string.
-  const std::string text(reinterpret_cast<const char*>(data), size);
-  onnx::ModelProto proto;
-  if (!onnx::OnnxParser::Parse(proto, text.c_str()).IsOK()) return 0;
-
   ir::LoadOptions load_options;
   load_options.external_data_dir = fuzz::kNoExternalDataDir;
-  absl::StatusOr<std::unique_ptr<ir::Model>> model =
-      ir::importModel(std::move(proto), load_options);
+  absl::StatusOr<std::unique_ptr<ir::Model>> model = ir::loadModelFromText(
+      absl::string_view(reinterpret_cast<const char*>(data), size), load_options);
   if (!model.ok() || !ir::verify(**model).ok()) return 0;
 
   const std::string printed = ir::printModel(**model);
