@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
@@ -17,6 +18,7 @@
 #include "external_data.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
+#include "onnx/defs/parser.h"
 #include "proto_io.h"
 
 namespace onnxopt::ir {
@@ -393,6 +395,36 @@ absl::StatusOr<std::unique_ptr<Model>> loadModelFromBytes(absl::string_view byte
         "not a valid ONNX model (the protobuf data is truncated, corrupt or nested too deeply)");
   }
   return importModelFrom(std::move(model), proto, options, options.external_data_dir);
+}
+
+absl::StatusOr<onnx::ModelProto> parseModelText(absl::string_view text) {
+  // OnnxParser reads a C string: a NUL byte would end the text early, silently.
+  if (const size_t nul = text.find('\0'); nul != absl::string_view::npos) {
+    return absl::InvalidArgumentError(absl::StrCat("the text holds a NUL byte at offset ", nul));
+  }
+  const std::string terminated(text);
+  onnx::ModelProto proto;
+  onnx::Common::Status parsed;
+  // OnnxParser 1.12 converts number literals with std::stoi / std::stof and friends and lets
+  // their exceptions (out of range, not a number) escape.
+  try {
+    parsed = onnx::OnnxParser::Parse(proto, terminated.c_str());
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not valid ONNX text syntax: a number literal cannot be converted (", e.what(), ")"));
+  }
+  if (!parsed.IsOK()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not valid ONNX text syntax: ", parsed.ErrorMessage()));
+  }
+  return proto;
+}
+
+absl::StatusOr<std::unique_ptr<Model>> loadModelFromText(absl::string_view text,
+                                                         const LoadOptions& options) {
+  absl::StatusOr<onnx::ModelProto> proto = parseModelText(text);
+  if (!proto.ok()) return proto.status();
+  return importModel(*std::move(proto), options);
 }
 
 absl::StatusOr<std::unique_ptr<Model>> importModel(onnx::ModelProto&& proto,

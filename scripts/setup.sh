@@ -20,6 +20,7 @@ packages=(
   libbenchmark-dev
   libonnx-testdata     # the round-trip corpus
   llvm-14-tools        # FileCheck-14 for the golden text tests
+  clang-14 libclang-rt-14-dev  # the sanitizer build and libFuzzer (scripts/test_sanitized.sh)
   # Python: Debian's interpreter /usr/bin/python3 owns these (not a pyenv python3 on PATH)
   python3-onnx         # example and test-data generators
   python3-pytest

@@ -15,7 +15,6 @@
 #include <string>
 
 #include "absl/strings/match.h"
-#include "onnx/defs/parser.h"
 #include "onnxopt/onnxopt.h"
 
 namespace {
@@ -74,8 +73,11 @@ absl::Status readModel(const std::string& path, onnx::ModelProto* model) {
   if (absl::EndsWith(path, ".onnxtxt")) {
     std::stringstream text;
     text << in.rdbuf();
-    const onnx::Common::Status parsed = onnx::OnnxParser::Parse(*model, text.str().c_str());
-    if (!parsed.IsOK()) return absl::InvalidArgumentError(path + ": " + parsed.ErrorMessage());
+    absl::StatusOr<onnx::ModelProto> parsed = onnxopt::ir::parseModelText(text.str());
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(path + ": " + std::string(parsed.status().message()));
+    }
+    *model = *std::move(parsed);
     return absl::OkStatus();
   }
   if (!model->ParseFromIstream(&in)) return absl::InvalidArgumentError(path + ": not a model");

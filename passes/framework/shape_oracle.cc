@@ -11,6 +11,44 @@
 namespace onnxopt {
 namespace {
 
+bool isShape(const onnx::NodeProto& node) {
+  return node.op_type() == "Shape" && (node.domain().empty() || node.domain() == "ai.onnx");
+}
+
+bool hasShapeNode(const onnx::GraphProto& graph) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (isShape(node)) return true;
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.has_g() && hasShapeNode(attribute.g())) return true;
+      for (const onnx::GraphProto& subgraph : attribute.graphs()) {
+        if (hasShapeNode(subgraph)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Whether the input of every Shape node in `graph` (subgraphs included) has a type, from this
+// graph or from the enclosing scopes' `typed` names.
+bool everyShapeInputIsTyped(const onnx::GraphProto& graph, absl::flat_hash_set<std::string> typed) {
+  for (const auto* infos : {&graph.input(), &graph.value_info(), &graph.output()}) {
+    for (const onnx::ValueInfoProto& info : *infos) {
+      if (info.has_type()) typed.insert(info.name());
+    }
+  }
+  for (const onnx::TensorProto& initializer : graph.initializer()) typed.insert(initializer.name());
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (isShape(node) && (node.input_size() == 0 || !typed.contains(node.input(0)))) return false;
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.has_g() && !everyShapeInputIsTyped(attribute.g(), typed)) return false;
+      for (const onnx::GraphProto& subgraph : attribute.graphs()) {
+        if (!everyShapeInputIsTyped(subgraph, typed)) return false;
+      }
+    }
+  }
+  return true;
+}
+
 using ir::Dim;
 using ir::Shape;
 using ir::Type;
@@ -393,9 +431,25 @@ void ShapeOracle::runOnnxShapeInference() {
   inferred.CopyFrom(proto);
   exporter.restore();
   try {
-    onnx::ShapeInferenceOptions options{/*check_type=*/false, /*error_mode=*/0,
-                                         /*enable_data_propagation=*/true};
-    onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), options);
+    // ONNX 1.12's data propagation for Shape (opset 15+) dereferences its input's type without a
+    // check, and crashes when inference left that input untyped (the output of a custom op, or of
+    // a node whose inference failed). With a Shape node in the model, a plain inference runs
+    // first, and data propagation only if it typed every Shape input.
+    bool data_propagation_is_safe = true;
+    if (hasShapeNode(inferred.graph())) {
+      onnx::ModelProto plain;
+      plain.CopyFrom(inferred);
+      onnx::shape_inference::InferShapes(plain, onnx::OpSchemaRegistry::Instance(),
+                                         {/*check_type=*/false, /*error_mode=*/0,
+                                          /*enable_data_propagation=*/false});
+      data_propagation_is_safe = everyShapeInputIsTyped(plain.graph(), {});
+      if (!data_propagation_is_safe) inferred.Swap(&plain);
+    }
+    if (data_propagation_is_safe) {
+      onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(),
+                                         {/*check_type=*/false, /*error_mode=*/0,
+                                          /*enable_data_propagation=*/true});
+    }
   } catch (...) {
     // libonnx reports malformed models by throwing; the oracle then knows nothing more.
     return;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/ir/serialization.h"
 #include "onnxopt/ir/verifier.h"
@@ -162,6 +163,35 @@ TEST(SerializationTest, BadBytesAreErrorsNotCrashes) {
     auto truncated = loadModelFromBytes(absl::string_view(good).substr(0, cut));
     if (truncated.ok()) EXPECT_TRUE(verify(**truncated).ok()) << "cut at " << cut;
   }
+}
+
+TEST(SerializationTest, TextLoadsAndBadTextIsAnErrorNotACrash) {
+  auto model = loadModelFromText(kLinear);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ((*model)->graph().name(), "linear");
+
+  auto syntax = loadModelFromText("<ir_version: 8> linear (float[2] X) => (");
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_NE(syntax.status().message().find("not valid ONNX text syntax"), std::string::npos);
+
+  // OnnxParser itself throws std::out_of_range from std::stof / std::stoll on these.
+  for (const char* constant : {"float[1] c = {1e999}", "int64[1] c = {99999999999999999999}"}) {
+    const std::string text = absl::StrCat(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1] X) => (float[1] Y) <)", constant, R"(> {
+  Y = Identity(X)
+})");
+    auto out_of_range = loadModelFromText(text);
+    ASSERT_FALSE(out_of_range.ok()) << constant;
+    EXPECT_NE(out_of_range.status().message().find("number literal cannot be converted"),
+              std::string::npos)
+        << out_of_range.status();
+  }
+
+  // A NUL byte would end the parser's C string early, dropping the rest without a word.
+  const std::string with_nul = std::string(kLinear) + '\0' + "garbage";
+  auto nul = loadModelFromText(with_nul);
+  ASSERT_FALSE(nul.ok());
+  EXPECT_NE(nul.status().message().find("NUL byte at offset"), std::string::npos);
 }
 
 TEST(SerializationTest, ErrorsNameTheElement) {
