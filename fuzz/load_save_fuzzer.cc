@@ -13,13 +13,11 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace onnxopt;
-  ir::LoadOptions load_options;
-  load_options.external_data_dir = fuzz::kNoExternalDataDir;
-  absl::StatusOr<std::unique_ptr<ir::Model>> model = ir::loadModelFromBytes(
-      absl::string_view(reinterpret_cast<const char*>(data), size), load_options);
-  if (!model.ok() || !ir::verify(**model).ok()) return 0;
+  const ir::LoadOptions load_options = fuzz::loadOptions();
+  std::unique_ptr<ir::Model> model = fuzz::loadVerified(data, size);
+  if (model == nullptr) return 0;
 
-  const std::string saved = fuzz::checked(ir::saveModelToBytes(**model), "a verified model saves");
+  const std::string saved = fuzz::checked(ir::saveModelToBytes(*model), "a verified model saves");
   std::unique_ptr<ir::Model> reloaded =
       fuzz::checked(ir::loadModelFromBytes(saved, load_options), "a saved model loads");
   fuzz::check(ir::verify(*reloaded), "a saved model verifies after loading");

@@ -14,19 +14,17 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace onnxopt;
-  ir::LoadOptions load_options;
-  load_options.external_data_dir = fuzz::kNoExternalDataDir;
-  absl::StatusOr<std::unique_ptr<ir::Model>> model = ir::loadModelFromBytes(
-      absl::string_view(reinterpret_cast<const char*>(data), size), load_options);
-  if (!model.ok() || !ir::verify(**model).ok()) return 0;
+  const ir::LoadOptions load_options = fuzz::loadOptions();
+  std::unique_ptr<ir::Model> model = fuzz::loadVerified(data, size);
+  if (model == nullptr) return 0;
 
   OptimizeOptions options;
   options.fixed_point = true;  // as the CLI runs -O1
   // The status is not checked: a pass may refuse a model. The model must stay valid regardless.
-  (void)optimizeModel(**model, "-O1", options);
-  fuzz::check(ir::verify(**model), "the model verifies after -O1");
+  (void)optimizeModel(*model, "-O1", options);
+  fuzz::check(ir::verify(*model), "the model verifies after -O1");
   const std::string saved =
-      fuzz::checked(ir::saveModelToBytes(**model), "an optimized model saves");
+      fuzz::checked(ir::saveModelToBytes(*model), "an optimized model saves");
   std::unique_ptr<ir::Model> reloaded =
       fuzz::checked(ir::loadModelFromBytes(saved, load_options), "an optimized model loads back");
   fuzz::check(ir::verify(*reloaded), "an optimized model verifies after loading");

@@ -15,8 +15,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace onnxopt;
-  ir::LoadOptions load_options;
-  load_options.external_data_dir = fuzz::kNoExternalDataDir;
+  const ir::LoadOptions load_options = fuzz::loadOptions();
   absl::StatusOr<std::unique_ptr<ir::Model>> model = ir::loadModelFromText(
       absl::string_view(reinterpret_cast<const char*>(data), size), load_options);
   if (!model.ok() || !ir::verify(**model).ok()) return 0;

@@ -11,16 +11,7 @@ set -euo pipefail
 build_dir=$1 source_dir=$2 work=$3 generator=$4 cxx=$5 make_program=$6 build_type=${7:-}
 library=${8:-}
 
-rm -rf "$work"
-mkdir -p "$work"
-prefix=$work/prefix
-log=$work/log.txt
-
-step() { echo "== $*"; }
-die() { echo "FAIL: $*"; echo "---- log:"; tail -n 60 "$log" 2>/dev/null; exit 1; }
-
-step "install $build_dir into $prefix"
-cmake --install "$build_dir" --prefix "$prefix" >"$log" 2>&1 || die "cmake --install failed"
+source "$(dirname "${BASH_SOURCE[0]}")/install_into_work.sh"
 # Every public header is installed, and the package files are where find_package looks.
 for header in $(cd "$source_dir/include" && find onnxopt -name '*.h'); do
   [[ -f $prefix/include/$header ]] || die "header $header was not installed"

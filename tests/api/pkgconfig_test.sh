@@ -8,16 +8,7 @@
 set -euo pipefail
 build_dir=$1 source_dir=$2 work=$3 cxx=$4 pkg_config=$5
 
-rm -rf "$work"
-mkdir -p "$work"
-prefix=$work/prefix
-log=$work/log.txt
-
-step() { echo "== $*"; }
-die() { echo "FAIL: $*"; echo "---- log:"; tail -n 60 "$log" 2>/dev/null; exit 1; }
-
-step "install $build_dir into $prefix"
-cmake --install "$build_dir" --prefix "$prefix" >"$log" 2>&1 || die "cmake --install failed"
+source "$(dirname "${BASH_SOURCE[0]}")/install_into_work.sh"
 pc=$(find "$prefix" -path '*/pkgconfig/onnxopt.pc' | head -n1)
 [[ -n $pc ]] || die "no pkgconfig/onnxopt.pc under $prefix"
 cat "$pc"

@@ -11,34 +11,6 @@
 namespace onnxopt::cli {
 namespace {
 
-// Bytes of one element of a fixed-size ONNX element type; 0 for strings and unknown types.
-int64_t elementBytes(int32_t data_type) {
-  switch (data_type) {
-    case onnx::TensorProto::UINT8:
-    case onnx::TensorProto::INT8:
-    case onnx::TensorProto::BOOL:
-      return 1;
-    case onnx::TensorProto::UINT16:
-    case onnx::TensorProto::INT16:
-    case onnx::TensorProto::FLOAT16:
-    case onnx::TensorProto::BFLOAT16:
-      return 2;
-    case onnx::TensorProto::FLOAT:
-    case onnx::TensorProto::INT32:
-    case onnx::TensorProto::UINT32:
-      return 4;
-    case onnx::TensorProto::INT64:
-    case onnx::TensorProto::UINT64:
-    case onnx::TensorProto::DOUBLE:
-    case onnx::TensorProto::COMPLEX64:
-      return 8;
-    case onnx::TensorProto::COMPLEX128:
-      return 16;
-    default:
-      return 0;
-  }
-}
-
 int64_t dataBytes(const ir::Tensor& tensor) {
   if (tensor.isExternal()) {
     const ir::ExternalData& external = *tensor.external();
@@ -57,7 +29,7 @@ int64_t dataBytes(const ir::Tensor& tensor) {
   // Typed fields (float_data, int64_data, ...) hold wider or varint-coded values: count what
   // the elements take in raw form.
   const std::optional<int64_t> elements = tensor.numElements();
-  return elements.has_value() ? *elements * elementBytes(proto.data_type()) : 0;
+  return elements.has_value() ? *elements * ir::elemTypeSize(proto.data_type()) : 0;
 }
 
 int64_t countOf(const std::vector<std::pair<std::string, int64_t>>& counts,

@@ -372,9 +372,9 @@ inline constexpr int kMaxGraphNesting = 64;
 
 // InvalidArgument naming the first subgraph nested more than kMaxGraphNesting levels below
 // `graph` and the node that owns it; OK otherwise. Walks no deeper than the limit.
-absl::Status checkGraphNesting(const Graph& graph);
+ONNXOPT_API absl::Status checkGraphNesting(const Graph& graph);
 // The message of that error for `graph`, a subgraph of `owner` one level too deep.
-std::string graphTooDeepMessage(absl::string_view graph, absl::string_view owner_name,
+ONNXOPT_API std::string graphTooDeepMessage(absl::string_view graph, absl::string_view owner_name,
                                 absl::string_view owner_op_type);
 
 // Calls `fn(graph)` for `graph` and every graph nested in it, outer graphs first.

@@ -54,9 +54,9 @@ ONNXOPT_API absl::StatusOr<std::unique_ptr<Model>> loadModelFromBytes(absl::stri
 // Reads the ONNX text syntax (onnx::OnnxParser of ONNX 1.12, the syntax printModel writes).
 // Unlike a bare OnnxParser call, never throws or truncates: a number literal the parser cannot
 // convert (1e999, an int64 out of range) or a NUL byte in the text is an InvalidArgument error.
-absl::StatusOr<onnx::ModelProto> parseModelText(absl::string_view text);
+ONNXOPT_API absl::StatusOr<onnx::ModelProto> parseModelText(absl::string_view text);
 // parseModelText, then importModel.
-absl::StatusOr<std::unique_ptr<Model>> loadModelFromText(absl::string_view text,
+ONNXOPT_API absl::StatusOr<std::unique_ptr<Model>> loadModelFromText(absl::string_view text,
                                                          const LoadOptions& options = {});
 // Takes the proto's contents (it is left empty).
 ONNXOPT_API absl::StatusOr<std::unique_ptr<Model>> importModel(onnx::ModelProto&& proto,

@@ -26,13 +26,13 @@ struct ExternalData {
 
 // The product of the tensor's dims; InvalidArgument naming the tensor when a dim is negative or
 // the product does not fit in int64.
-absl::StatusOr<int64_t> tensorElementCount(const onnx::TensorProto& tensor);
+ONNXOPT_API absl::StatusOr<int64_t> tensorElementCount(const onnx::TensorProto& tensor);
 // Checks the dims (as above) and that inline data (raw_data, or the typed field of the tensor's
 // type) holds exactly as many elements as the dims say; the error names the tensor, the field and
 // both counts. The importer calls it for every initializer and tensor attribute, so a pass never
 // reads past a tensor's data or trusts an absurd dim. Tensors of types this ONNX does not know
 // are checked for their dims only; external data is checked by the loader.
-absl::Status checkTensorData(const onnx::TensorProto& tensor);
+ONNXOPT_API absl::Status checkTensorData(const onnx::TensorProto& tensor);
 
 // A constant tensor (an initializer or a tensor attribute). The TensorProto parsed from the model
 // is moved in, never copied; external data is not read until someone asks for the bytes.
