@@ -22,13 +22,13 @@ Graph::Graph(Model* model, Node* parent_node)
 Graph::~Graph() {
   std::vector<std::unique_ptr<Graph>> nested;
   auto take_subgraphs = [&nested](Graph& graph) {
-    for (auto& node : graph.nodes_) {
-      for (Attribute& attribute : node->attributes_) {
+    graph.nodes_.forEach([&nested](Node& node) {
+      for (Attribute& attribute : node.attributes_) {
         for (auto& subgraph : attribute.mutableGraphs()) {
           if (subgraph) nested.push_back(std::move(subgraph));
         }
       }
-    }
+    });
   };
   take_subgraphs(*this);
   while (!nested.empty()) {
@@ -105,13 +105,11 @@ void Graph::unlink(Node* node) {
 Node* Graph::createNode(const std::string& op_type, absl::Span<Value* const> inputs,
                         absl::Span<const std::string> output_names, Node* before,
                         const std::string& domain) {
-  nodes_.push_back(std::unique_ptr<Node>(new Node(this)));
-  Node* node = nodes_.back().get();
+  Node* node = nodes_.create(this);
   node->setOpType(op_type);
   if (!domain.empty()) node->setDomain(domain);
   node->inputs_.reserve(inputs.size());
   node->input_use_slots_.reserve(inputs.size());
-  node->outputs_.reserve(output_names.size());
   node->output_ptrs_.reserve(output_names.size());
   for (Value* input : inputs) node->addInput(input);
   for (const std::string& name : output_names) {
@@ -141,8 +139,7 @@ void Graph::eraseNode(Node* node) {
 }
 
 Value* Graph::newValue(std::string name) {
-  values_.push_back(std::unique_ptr<Value>(new Value(this, std::move(name))));
-  return values_.back().get();
+  return values_.create(this, std::move(name));
 }
 
 Value* Graph::addInput(std::string name, const Type& type) {

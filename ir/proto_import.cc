@@ -195,6 +195,11 @@ class ProtoImporter {
       return status;
     }
 
+    size_t value_count = proto.input_size() + proto.initializer_size() +
+                         proto.sparse_initializer_size();
+    for (const onnx::NodeProto& node_proto : proto.node()) value_count += node_proto.output_size();
+    graph->values_.reserve(value_count);
+
     for (ProtoPtr<onnx::ValueInfoProto>& input : takeAll(proto.mutable_input())) {
       Value* value = graph->newValue(input->name());
       if (!scope.values.emplace(value->name(), value).second) {
@@ -251,8 +256,6 @@ class ProtoImporter {
     std::vector<Node*> nodes;
     nodes.reserve(proto.node_size());
     graph->nodes_.reserve(proto.node_size());
-    graph->values_.reserve(proto.input_size() + proto.initializer_size() +
-                           proto.sparse_initializer_size());
     for (ProtoPtr<onnx::NodeProto>& taken : takeAll(proto.mutable_node())) {
       onnx::NodeProto& node_proto = *taken;
       if (absl::Status status =
@@ -260,10 +263,8 @@ class ProtoImporter {
           !status.ok()) {
         return status;
       }
-      graph->nodes_.push_back(std::unique_ptr<Node>(new Node(graph, std::move(taken))));
-      Node* node = graph->nodes_.back().get();
+      Node* node = graph->nodes_.create(graph, std::move(taken));
       nodes.push_back(node);
-      node->outputs_.reserve(node_proto.output_size());
       node->output_ptrs_.reserve(node_proto.output_size());
       for (std::string& name : *node_proto.mutable_output()) {
         if (name.empty()) {

@@ -21,6 +21,7 @@
 #include "onnxopt/export.h"
 #include "onnxopt/ir/attribute.h"
 #include "onnxopt/ir/name_table.h"
+#include "onnxopt/ir/object_pool.h"
 #include "onnxopt/ir/proto_ptr.h"
 #include "onnxopt/ir/tensor.h"
 #include "onnxopt/ir/type.h"
@@ -101,6 +102,8 @@ class ONNXOPT_API Value {
   friend class Node;
   friend class ProtoImporter;
   friend class ProtoExporter;
+  template <typename>
+  friend class detail::ObjectPool;
   Value(Graph* graph, std::string name) : name_(std::move(name)), graph_(graph) {}
 
   // Appends a use and returns its slot; removal swaps the last use into the slot (O(1)).
@@ -190,6 +193,8 @@ class ONNXOPT_API Node {
   friend class ProtoExporter;
   friend class Verifier;
   friend class NodeIterator;
+  template <typename>
+  friend class detail::ObjectPool;
   // A new node's NodeProto is made on the model's arena; an imported node's is the parsed one.
   explicit Node(Graph* graph);
   Node(Graph* graph, ProtoPtr<onnx::NodeProto> proto) : graph_(graph), proto_(std::move(proto)) {}
@@ -201,8 +206,7 @@ class ONNXOPT_API Node {
   ProtoPtr<onnx::NodeProto> proto_;
   std::vector<Value*> inputs_;
   std::vector<uint32_t> input_use_slots_;
-  std::vector<std::unique_ptr<Value>> outputs_;
-  std::vector<Value*> output_ptrs_;
+  std::vector<Value*> output_ptrs_;  // the values themselves live in the graph's pool
   std::vector<Attribute> attributes_;
   Node* prev_ = nullptr;
   Node* next_ = nullptr;
@@ -305,8 +309,10 @@ class ONNXOPT_API Graph {
   Node* first_ = nullptr;
   Node* last_ = nullptr;
   size_t num_nodes_ = 0;
-  std::vector<std::unique_ptr<Node>> nodes_;   // live and erased; erased ones freed with the graph
-  std::vector<std::unique_ptr<Value>> values_;  // inputs and initializers
+  // Every value (node outputs, inputs, initializers) and every node, live and erased, of this
+  // graph; freed with the graph.
+  detail::ObjectPool<Value> values_;
+  detail::ObjectPool<Node> nodes_;
   std::vector<Value*> inputs_;
   std::vector<Value*> outputs_;
   std::vector<uint32_t> output_use_slots_;
