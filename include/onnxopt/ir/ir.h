@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -78,7 +79,7 @@ class ONNXOPT_API Value {
   const onnx::SparseTensorProto* sparseInitializer() const { return sparse_initializer_.get(); }
 
   // Uses in no particular order. Copy the list before changing uses while walking it.
-  const std::vector<Use>& uses() const { return uses_; }
+  absl::Span<const Use> uses() const { return uses_; }
   bool hasUses() const { return !uses_.empty(); }
   bool hasOneUse() const { return uses_.size() == 1; }
 
@@ -121,7 +122,8 @@ class ONNXOPT_API Value {
   ProtoPtr<onnx::ValueInfoProto> value_info_;
   uint64_t value_info_order_ = 0;
   uint32_t initializer_slot_ = 0;  // index in the graph's initializer list
-  std::vector<Use> uses_;
+  // Most values are read once: that use needs no allocation.
+  absl::InlinedVector<Use, 1> uses_;
 };
 
 class ONNXOPT_API Node {
@@ -143,7 +145,7 @@ class ONNXOPT_API Node {
   bool isErased() const { return erased_; }
 
   // Inputs; an omitted optional input is nullptr.
-  const std::vector<Value*>& inputs() const { return inputs_; }
+  absl::Span<Value* const> inputs() const { return inputs_; }
   size_t numInputs() const { return inputs_.size(); }
   Value* input(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
   void setInput(size_t i, Value* value);
@@ -152,7 +154,7 @@ class ONNXOPT_API Node {
   void truncateInputs(size_t count);
 
   // Outputs, owned by the node; an omitted optional output is nullptr.
-  const std::vector<Value*>& outputs() const { return output_ptrs_; }
+  absl::Span<Value* const> outputs() const { return output_ptrs_; }
   size_t numOutputs() const { return output_ptrs_.size(); }
   Value* output(size_t i) const { return i < output_ptrs_.size() ? output_ptrs_[i] : nullptr; }
 
@@ -176,6 +178,11 @@ class ONNXOPT_API Node {
   // queueing costs no hashing. It has no meaning in the IR.
   bool isQueued() const { return queued_; }
   void setQueued(bool queued) { queued_ = queued; }
+  // When a rewriter last touched this node (changed it, or changed something its patterns look
+  // at), on the model's touch clock (Model::advanceTouchClock); 0 if never. The PassManager's
+  // later fixed-point rounds offer a pattern pass only the nodes touched since it last converged.
+  uint64_t touchedAt() const { return touched_at_; }
+  void setTouchedAt(uint64_t tick) { touched_at_ = tick; }
 
   // Neighbours in the graph's node list; null at the ends.
   Node* next() const { return next_; }
@@ -204,12 +211,14 @@ class ONNXOPT_API Node {
 
   Graph* graph_;
   ProtoPtr<onnx::NodeProto> proto_;
-  std::vector<Value*> inputs_;
-  std::vector<uint32_t> input_use_slots_;
-  std::vector<Value*> output_ptrs_;  // the values themselves live in the graph's pool
+  // Sized for the common node (at most four inputs, one output) without an allocation.
+  absl::InlinedVector<Value*, 4> inputs_;
+  absl::InlinedVector<uint32_t, 4> input_use_slots_;
+  absl::InlinedVector<Value*, 1> output_ptrs_;  // the values themselves live in the graph's pool
   std::vector<Attribute> attributes_;
   Node* prev_ = nullptr;
   Node* next_ = nullptr;
+  uint64_t touched_at_ = 0;
   bool erased_ = false;
   bool queued_ = false;
 };
@@ -339,6 +348,9 @@ class ONNXOPT_API Model {
   std::optional<int64_t> opsetVersion(absl::string_view domain) const;
   void setOpsetVersion(const std::string& domain, int64_t version);
 
+  // The clock of Node::touchedAt(): each call returns a tick later than any before.
+  uint64_t advanceTouchClock() { return ++touch_clock_; }
+
   // Names in use across all scopes, built on first use.
   NameTable& valueNames();
   NameTable& nodeNames();
@@ -367,6 +379,7 @@ class ONNXOPT_API Model {
   std::string base_dir_;
   std::unique_ptr<NameTable> value_names_;
   std::unique_ptr<NameTable> node_names_;
+  uint64_t touch_clock_ = 0;
 };
 
 // How deep subgraphs may nest (the main graph is level 0). The importer, the verifier, saving,

@@ -27,14 +27,9 @@ class ObjectPool {
     }
   }
 
-  // Makes room for `count` more objects in one block.
-  void reserve(size_t count) {
-    if (chunks_.empty() || chunks_.back().capacity - chunks_.back().used < count) grow(count);
-  }
-
   template <typename... Args>
   T* create(Args&&... args) {
-    if (chunks_.empty() || chunks_.back().used == chunks_.back().capacity) grow(1);
+    if (chunks_.empty() || chunks_.back().used == chunks_.back().capacity) grow();
     Chunk& chunk = chunks_.back();
     T* object = new (chunk.objects + chunk.used) T(std::forward<Args>(args)...);
     ++chunk.used;
@@ -50,10 +45,11 @@ class ObjectPool {
   }
 
  private:
-  // Chunks double from a few objects (subgraphs are often tiny) up to a size that keeps the
-  // waste of a half-used last chunk small next to a large graph.
+  // Chunks double from a few objects (subgraphs are often tiny) up to 64 KiB. That bound keeps
+  // them below glibc's mmap threshold: a process optimizing model after model reuses freed chunks
+  // instead of mapping and faulting in fresh pages each time.
   static constexpr size_t kFirstChunk = 4;
-  static constexpr size_t kLargestGrownChunk = 4096;
+  static constexpr size_t kLargestChunk = std::max<size_t>(1, (64 << 10) / sizeof(T));
 
   struct Chunk {
     T* objects;
@@ -61,10 +57,9 @@ class ObjectPool {
     size_t capacity;
   };
 
-  void grow(size_t at_least) {
-    const size_t doubled =
-        chunks_.empty() ? kFirstChunk : std::min(2 * chunks_.back().capacity, kLargestGrownChunk);
-    const size_t capacity = std::max(doubled, at_least);
+  void grow() {
+    const size_t capacity =
+        chunks_.empty() ? kFirstChunk : std::min(2 * chunks_.back().capacity, kLargestChunk);
     // The chunk is listed before its memory is allocated, so a failed allocation leaks nothing.
     chunks_.push_back(Chunk{nullptr, 0, 0});
     chunks_.back().objects = std::allocator<T>().allocate(capacity);

@@ -58,6 +58,16 @@ class PassContext {
   }
   void setProgressSink(std::function<void()> sink) { progress_sink_ = std::move(sink); }
 
+  // Set by the PassManager when the pass reached a fixed point on this model before, at tick
+  // `revisitTouchedAfter()` of the model's touch clock, and every change since went through a
+  // rewriter: a pattern pass then offers its patterns only the nodes touched after it
+  // (ir::Node::touchedAt()). 0: every node.
+  uint64_t revisitTouchedAfter() const { return revisit_touched_after_; }
+  void setRevisitTouchedAfter(uint64_t tick) { revisit_touched_after_ = tick; }
+  // Set by a pass that reached a fixed point: a tick of the model's touch clock taken then.
+  uint64_t fixedPointTick() const { return fixed_point_tick_; }
+  void setFixedPointTick(uint64_t tick) { fixed_point_tick_ = tick; }
+
   // Something the user should hear about that does not fail the pass.
   void warn(std::string message) { warnings_.push_back(std::move(message)); }
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -67,6 +77,8 @@ class PassContext {
   DebugSink debug_sink_;
   std::function<void()> progress_sink_;
   bool require_convergence_ = false;
+  uint64_t revisit_touched_after_ = 0;
+  uint64_t fixed_point_tick_ = 0;
   std::vector<std::string> warnings_;
 };
 
@@ -155,6 +167,11 @@ class ONNXOPT_API Pass {
   // Returns whether the model changed. On error the model is still valid and equivalent to the
   // input: every rewrite applied is complete. Errors name the node (name and op type).
   virtual absl::StatusOr<bool> run(ir::Model& model, PassContext& context) = 0;
+
+  // Whether every change run() makes goes through a PatternRewriter, which marks the nodes it
+  // touches. Only then may later fixed-point rounds re-run pattern passes on the marked nodes
+  // alone; a pass that changes the IR in any other way keeps the default, false.
+  virtual bool changesOnlyThroughRewriter() const { return false; }
 
   // Options in declaration order.
   const std::vector<PassOptionBase*>& options() const { return options_; }

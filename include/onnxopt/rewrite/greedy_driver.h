@@ -26,6 +26,10 @@ struct GreedyRewriteConfig {
   // Rewrites allowed in one iteration; 0 means 10 per node present when the iteration starts,
   // plus 100. Patterns that undo each other hit it instead of looping forever.
   int64_t max_rewrites_per_iteration = 0;
+  // When not 0, the first iteration offers only the nodes touched after this tick
+  // (ir::Node::touchedAt()) instead of every node: the PassManager re-running a pass that
+  // reached its fixed point at that tick, with only rewriters changing the model since.
+  uint64_t revisit_touched_after = 0;
 };
 
 struct GreedyRewriteResult {

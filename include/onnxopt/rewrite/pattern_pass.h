@@ -15,6 +15,8 @@ namespace onnxopt {
 class ONNXOPT_API PatternPass : public Pass {
  public:
   absl::StatusOr<bool> run(ir::Model& model, PassContext& context) override;
+  // A subclass whose run() changes the IR other than through the driver must return false.
+  bool changesOnlyThroughRewriter() const override { return true; }
 
  protected:
   explicit PatternPass(std::string name) : Pass(std::move(name)) {}
