@@ -5,9 +5,10 @@
 namespace onnxopt::ir {
 
 std::string NameTable::fresh(absl::string_view base) {
-  if (hashes_.insert(hashOf(base)).second) return std::string(base);
+  const uint64_t base_hash = hashOf(base);
+  if (hashes_.insert(base_hash).second) return std::string(base);
   // Remembering the next suffix per base keeps repeated requests for one base linear overall.
-  int64_t& suffix = next_suffix_[base];
+  int64_t& suffix = next_suffix_[base_hash];
   std::string candidate;
   do {
     candidate = absl::StrCat(base, "_", ++suffix);

@@ -191,15 +191,15 @@ void ShapeOracle::forget(const ir::Node& node) {
 
 namespace {
 // Declared dims win; an unknown declared dim takes the inferred one.
-Type merge(const Type& declared, const Type& inferred) {
+Type merge(Type declared, Type inferred) {
   if (!declared.isTensor()) return inferred;
   if (!inferred.isTensor()) return declared;
   const int32_t elem = declared.elemType() != 0 ? declared.elemType() : inferred.elemType();
-  if (!declared.shape()) return Type::tensor(elem, inferred.shape());
+  if (!declared.shape()) return Type::tensor(elem, std::move(inferred).takeShape());
   if (!inferred.shape() || inferred.shape()->size() != declared.shape()->size()) {
-    return Type::tensor(elem, declared.shape());
+    return Type::tensor(elem, std::move(declared).takeShape());
   }
-  Shape shape = *declared.shape();
+  Shape shape = *std::move(declared).takeShape();
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i].isUnknown()) shape[i] = (*inferred.shape())[i];
   }
@@ -271,12 +271,12 @@ const Type& ShapeOracle::remember(const ir::Value& value, Type type) {
 Type ShapeOracle::infer(const ir::Value& value) {
   Type type = value.type();
   if (!fullyKnown(type) && value.producer() != nullptr) {
-    type = merge(type, applyLocalRule(*value.producer(), value.producerOutputIndex()));
+    type = merge(std::move(type), applyLocalRule(*value.producer(), value.producerOutputIndex()));
   }
   if (!type.shape()) {
     if (!onnx_inference_ran_) runOnnxShapeInference();
     auto inferred = onnx_inferred_.find(&value);
-    if (inferred != onnx_inferred_.end()) type = merge(type, inferred->second);
+    if (inferred != onnx_inferred_.end()) type = merge(std::move(type), inferred->second);
   }
   return type;
 }

@@ -35,7 +35,8 @@ class ONNXOPT_API NameTable {
     return std::hash<std::string_view>()(std::string_view(name.data(), name.size()));
   }
   absl::flat_hash_set<uint64_t> hashes_;
-  absl::flat_hash_map<std::string, int64_t> next_suffix_;
+  // By the hash of the base, like the names.
+  absl::flat_hash_map<uint64_t, int64_t> next_suffix_;
 };
 
 }  // namespace onnxopt::ir

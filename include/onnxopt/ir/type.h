@@ -54,6 +54,8 @@ class ONNXOPT_API Type {
   int32_t elemType() const { return elem_type_; }
   // nullopt when the rank is not known.
   const std::optional<Shape>& shape() const { return shape_; }
+  // Moves the shape out of a Type about to go.
+  std::optional<Shape> takeShape() && { return std::move(shape_); }
   std::optional<int64_t> rank() const;
 
   // Writes this type into `proto` (a tensor type); leaves other fields of `proto` alone.
