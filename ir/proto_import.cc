@@ -427,10 +427,6 @@ class ProtoImporter {
   // checked in one pass), else in a stable topological order; a cycle is an error.
   absl::Status linkInTopologicalOrder(Graph* graph, const std::vector<Node*>& nodes,
                                       const std::string& where) {
-    absl::flat_hash_map<const Node*, size_t> position;
-    position.reserve(nodes.size());
-    for (size_t i = 0; i < nodes.size(); ++i) position.emplace(nodes[i], i);
-
     // dependencies[i]: positions of the nodes of this graph that node i reads from.
     std::vector<Value*> read;
     auto reads_of = [&](size_t i) -> const std::vector<Value*>& {
@@ -440,24 +436,32 @@ class ProtoImporter {
       }
       return read;
     };
+    auto is_linked = [graph](const Node* node) {
+      return node->prev_ != nullptr || graph->first_ == node;
+    };
+    // The common case, checked while linking: each node reads only nodes linked before it.
+    bool in_order = true;
+    for (size_t i = 0; i < nodes.size() && in_order; ++i) {
+      for (const Value* value : reads_of(i)) {
+        if (value != nullptr && value->producer() != nullptr && value->graph() == graph &&
+            !is_linked(value->producer())) {
+          in_order = false;
+        }
+      }
+      if (in_order) graph->linkBefore(nodes[i], nullptr);
+    }
+    if (in_order) return absl::OkStatus();
+    while (graph->first_ != nullptr) graph->unlink(graph->first_);
+
+    absl::flat_hash_map<const Node*, size_t> position;
+    position.reserve(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) position.emplace(nodes[i], i);
     auto producer_position = [&](const Value* value) -> std::optional<size_t> {
       if (value == nullptr || value->producer() == nullptr || value->graph() != graph) {
         return std::nullopt;
       }
       return position.at(value->producer());
     };
-    bool in_order = true;
-    for (size_t i = 0; i < nodes.size() && in_order; ++i) {
-      for (const Value* value : reads_of(i)) {
-        std::optional<size_t> producer = producer_position(value);
-        if (producer && *producer >= i) in_order = false;
-      }
-    }
-    if (in_order) {
-      for (Node* node : nodes) graph->linkBefore(node, nullptr);
-      return absl::OkStatus();
-    }
-
     std::vector<std::vector<size_t>> dependencies(nodes.size());
     for (size_t i = 0; i < nodes.size(); ++i) {
       for (const Value* value : reads_of(i)) {
