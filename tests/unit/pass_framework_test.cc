@@ -286,13 +286,21 @@ std::string reluChainIntoTransposedGemm() {
   return text;
 }
 
-TEST(PassManager, LaterRoundsOfferPatternPassesOnlyTheNodesTouchedSince) {
-  auto model = parseModel(reluChainIntoTransposedGemm());
+// Runs `pipeline`, then `extra_pass` if given, to a fixed point on `model`.
+absl::StatusOr<PipelineReport> runToFixedPoint(ir::Model& model, const std::string& pipeline,
+                                               std::unique_ptr<Pass> extra_pass = nullptr) {
   PassManagerOptions options;
   options.fixed_point = true;
   PassManager pass_manager(options);
-  ASSERT_TRUE(pass_manager.addPipeline("eliminate-dead-nodes,fuse-transpose-gemm").ok());
-  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  if (absl::Status status = pass_manager.addPipeline(pipeline); !status.ok()) return status;
+  if (extra_pass) pass_manager.addPass(std::move(extra_pass));
+  return pass_manager.run(model);
+}
+
+TEST(PassManager, LaterRoundsOfferPatternPassesOnlyTheNodesTouchedSince) {
+  auto model = parseModel(reluChainIntoTransposedGemm());
+  absl::StatusOr<PipelineReport> report =
+      runToFixedPoint(*model, "eliminate-dead-nodes,fuse-transpose-gemm");
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->rounds, 2);
   ASSERT_EQ(report->runs.size(), 4u);
@@ -309,12 +317,8 @@ TEST(PassManager, LaterRoundsOfferPatternPassesOnlyTheNodesTouchedSince) {
 
 TEST(PassManager, AChangeMadeWithoutTheRewriterMakesTheNextRoundVisitEveryNode) {
   auto model = parseModel(reluChainIntoTransposedGemm());
-  PassManagerOptions options;
-  options.fixed_point = true;
-  PassManager pass_manager(options);
-  ASSERT_TRUE(pass_manager.addPipeline("eliminate-dead-nodes").ok());
-  pass_manager.addPass(std::make_unique<CountdownPass>(1));
-  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  absl::StatusOr<PipelineReport> report =
+      runToFixedPoint(*model, "eliminate-dead-nodes", std::make_unique<CountdownPass>(1));
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->rounds, 2);
   EXPECT_EQ(report->runs[0].statistics.nodes_visited, 52);
