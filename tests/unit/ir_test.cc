@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -43,6 +44,30 @@ std::vector<std::string> opTypes(const Graph& graph) {
 size_t countUses(const Value& value, const Node* user) {
   return std::count_if(value.uses().begin(), value.uses().end(),
                        [user](const Use& use) { return use.user() == user; });
+}
+
+// Counts live objects, and remembers the order they were destroyed in.
+struct Tracked {
+  Tracked(int id, std::vector<int>* destroyed) : id(id), destroyed(destroyed) {}
+  ~Tracked() { destroyed->push_back(id); }
+  int id;
+  std::vector<int>* destroyed;
+};
+
+TEST(ObjectPoolTest, ObjectsKeepTheirAddressesAndAreDestroyedWithThePool) {
+  std::vector<int> destroyed;
+  {
+    detail::ObjectPool<Tracked> pool;
+    std::vector<Tracked*> made;
+    for (int i = 0; i < 20000; ++i) made.push_back(pool.create(i, &destroyed));
+    for (int i = 0; i < 20000; ++i) ASSERT_EQ(made[i]->id, i) << "moved or overwritten";
+    int visited = 0;
+    pool.forEach([&visited](Tracked& object) { EXPECT_EQ(object.id, visited++); });
+    EXPECT_EQ(visited, 20000);
+    EXPECT_TRUE(destroyed.empty());
+  }
+  ASSERT_EQ(destroyed.size(), 20000u);
+  EXPECT_TRUE(std::is_sorted(destroyed.begin(), destroyed.end()));
 }
 
 TEST(IrTest, ImportKeepsOrderAndUses) {
