@@ -139,7 +139,10 @@ void Graph::eraseNode(Node* node) {
 }
 
 Value* Graph::newValue(std::string name) {
-  return values_.create(this, std::move(name));
+  const auto ordinal = static_cast<uint32_t>(values_.size());
+  Value* value = values_.create(this, std::move(name));
+  value->ordinal_ = ordinal;
+  return value;
 }
 
 Value* Graph::addInput(std::string name, const Type& type) {

@@ -43,7 +43,7 @@ void Node::truncateInputs(size_t count) {
 }
 
 Value* Node::addOutput(std::string name) {
-  Value* value = graph_->values_.create(graph_, std::move(name));
+  Value* value = graph_->newValue(std::move(name));
   value->producer_ = this;
   value->output_index_ = static_cast<uint32_t>(output_ptrs_.size());
   output_ptrs_.push_back(value);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/ir/verifier.h"
 #include "test_models.h"
@@ -56,6 +58,29 @@ TEST(VerifierTest, DuplicateValueNames) {
   Graph& graph = model->graph();
   graph.createNode("Exp", {graph.inputs()[1]}, {"A"}, graph.lastNode());
   expectRejected(*model, "value name 'A' is defined twice");
+}
+
+TEST(VerifierTest, DuplicateNamesFarApartInALargeGraph) {
+  auto model = parseModel(kModel);
+  Graph& graph = model->graph();
+  Value* last = graph.inputs()[1];
+  for (int i = 0; i < 5000; ++i) {
+    last = graph.createNode("Exp", {last}, {"chain_" + std::to_string(i)}, graph.lastNode())
+               ->output(0);
+  }
+  ASSERT_TRUE(verify(*model).ok()) << verify(*model);
+  graph.createNode("Exp", {last}, {"chain_17"}, graph.lastNode());
+  expectRejected(*model, "value name 'chain_17' is defined twice");
+}
+
+TEST(VerifierTest, ValueOfTheOtherBranch) {
+  auto model = parseModel(kModel);
+  Graph& graph = model->graph();
+  Node* if_node = graph.firstNode()->next();
+  Value* then_value = if_node->attr("then_branch")->graphs().front()->firstNode()->output(0);
+  Graph& else_branch = *if_node->attr("else_branch")->graphs().front();
+  else_branch.firstNode()->setInput(0, then_value);
+  expectRejected(*model, "in graph 'else_graph' of node '' (If): input 'T' is not defined");
 }
 
 TEST(VerifierTest, ReadingTheOutputOfAnErasedNode) {

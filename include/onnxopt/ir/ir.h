@@ -70,6 +70,9 @@ class ONNXOPT_API Value {
   Graph* graph() const { return graph_; }
   Node* producer() const { return producer_; }
   uint32_t producerOutputIndex() const { return output_index_; }
+  // The value's creation number in its graph (0, 1, 2, ...; never reused), below
+  // `graph()->valueOrdinalBound()`: an index for side tables that would otherwise hash pointers.
+  uint32_t ordinal() const { return ordinal_; }
   bool isGraphInput() const { return is_graph_input_; }
   bool isInitializer() const { return initializer_ != nullptr; }
   bool isSparseInitializer() const { return sparse_initializer_ != nullptr; }
@@ -122,6 +125,7 @@ class ONNXOPT_API Value {
   ProtoPtr<onnx::ValueInfoProto> value_info_;
   uint64_t value_info_order_ = 0;
   uint32_t initializer_slot_ = 0;  // index in the graph's initializer list
+  uint32_t ordinal_ = 0;
   // Most values are read once: that use needs no allocation.
   absl::InlinedVector<Use, 1> uses_;
 };
@@ -265,6 +269,8 @@ class ONNXOPT_API Graph {
   Node* firstNode() const { return first_; }
   Node* lastNode() const { return last_; }
   size_t numNodes() const { return num_nodes_; }
+  // One more than the largest `Value::ordinal()` of this graph so far.
+  size_t valueOrdinalBound() const { return values_.size(); }
 
   // Creates a node with fresh outputs named `output_names` ("" for an omitted output) and inserts
   // it before `before` (at the end when null). Inputs may be null (omitted optional input).

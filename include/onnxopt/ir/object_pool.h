@@ -33,8 +33,12 @@ class ObjectPool {
     Chunk& chunk = chunks_.back();
     T* object = new (chunk.objects + chunk.used) T(std::forward<Args>(args)...);
     ++chunk.used;
+    ++size_;
     return object;
   }
+
+  // How many objects were made: the next one's creation number.
+  size_t size() const { return size_; }
 
   // Calls `fn(object)` for every object, oldest first.
   template <typename Fn>
@@ -67,6 +71,7 @@ class ObjectPool {
   }
 
   std::vector<Chunk> chunks_;
+  size_t size_ = 0;
 };
 
 }  // namespace onnxopt::ir::detail
