@@ -11,7 +11,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "duplicate_names.h"
 #include "external_data.h"
+#include "import_scope.h"
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/ir/serialization.h"
 #include "proto_io.h"
@@ -19,22 +21,6 @@
 namespace onnxopt::ir {
 
 namespace {
-
-// Value names visible in one graph, falling back to the enclosing graphs' (lexical scoping).
-// Keys view the Values' own names: Values are heap objects that do not move, and nothing renames
-// them during the import.
-struct Scope {
-  const Scope* parent = nullptr;
-  absl::flat_hash_map<absl::string_view, Value*> values;
-
-  Value* lookup(absl::string_view name) const {
-    for (const Scope* scope = this; scope != nullptr; scope = scope->parent) {
-      auto it = scope->values.find(name);
-      if (it != scope->values.end()) return it->second;
-    }
-    return nullptr;
-  }
-};
 
 std::string describeNode(const onnx::NodeProto& node) {
   return absl::StrCat("node '", node.name(), "' (", node.op_type(), ")");
@@ -162,12 +148,10 @@ class ProtoImporter {
 
  private:
   absl::Status importGraph(ProtoPtr<onnx::GraphProto> graph_proto, Graph* graph,
-                           const Scope* parent) {
+                           const ImportScope* parent) {
     graph->proto_ = std::move(graph_proto);
     onnx::GraphProto& proto = *graph->proto_;
-    Scope scope;
-    scope.parent = parent;
-    scope.values.reserve(proto.input_size() + proto.initializer_size() + proto.node_size() * 2);
+    ImportScope scope(parent);
     const std::string where =
         graph->parentNode() ? absl::StrCat(" in graph '", proto.name(), "' of ",
                                            describeNode(*graph->parentNode()))
@@ -195,12 +179,16 @@ class ProtoImporter {
       return status;
     }
 
+    // Initializers of models exported with keep_initializers_as_inputs are graph inputs too.
+    absl::flat_hash_map<absl::string_view, Value*> inputs_by_name;
+    inputs_by_name.reserve(proto.input_size());
     for (ProtoPtr<onnx::ValueInfoProto>& input : takeAll(proto.mutable_input())) {
       Value* value = graph->newValue(input->name());
-      if (!scope.values.emplace(value->name(), value).second) {
+      if (!inputs_by_name.emplace(value->name(), value).second) {
         return absl::InvalidArgumentError(
             absl::StrCat("graph input '", input->name(), "' is declared twice", where));
       }
+      scope.define(value);
       value->is_graph_input_ = true;
       value->input_info_ = std::move(input);
       graph->inputs_.push_back(value);
@@ -210,46 +198,29 @@ class ProtoImporter {
       const std::string name = tensor->name();
       auto imported = importTensor(std::move(tensor));
       if (!imported.ok()) return imported.status();
-      Value* value = nullptr;
-      auto it = scope.values.find(name);
-      if (it != scope.values.end() && it->second->is_graph_input_ && !it->second->isInitializer() &&
-          !it->second->isSparseInitializer()) {
-        value = it->second;  // exported with keep_initializers_as_inputs
-      } else if (it != scope.values.end()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("initializer '", name, "' is defined twice", where));
-      } else {
-        value = graph->newValue(name);
-        scope.values.emplace(value->name(), value);
-      }
-      value->initializer_ = *std::move(imported);
-      value->initializer_slot_ = static_cast<uint32_t>(graph->initializers_.size());
-      graph->initializers_.push_back(value);
+      auto value = initializerValue(graph, inputs_by_name, scope, name, "initializer", where);
+      if (!value.ok()) return value.status();
+      (*value)->initializer_ = *std::move(imported);
+      (*value)->initializer_slot_ = static_cast<uint32_t>(graph->initializers_.size());
+      graph->initializers_.push_back(*value);
     }
 
     for (ProtoPtr<onnx::SparseTensorProto>& sparse : takeAll(proto.mutable_sparse_initializer())) {
       const std::string name = sparse->values().name();
-      auto it = scope.values.find(name);
-      Value* value = nullptr;
-      if (it != scope.values.end() && it->second->is_graph_input_ && !it->second->isInitializer() &&
-          !it->second->isSparseInitializer()) {
-        value = it->second;
-      } else if (it != scope.values.end()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("sparse initializer '", name, "' is defined twice", where));
-      } else {
-        value = graph->newValue(name);
-        scope.values.emplace(value->name(), value);
-      }
-      value->sparse_initializer_ = std::move(sparse);
-      value->initializer_slot_ = static_cast<uint32_t>(graph->initializers_.size());
-      graph->initializers_.push_back(value);
+      auto value =
+          initializerValue(graph, inputs_by_name, scope, name, "sparse initializer", where);
+      if (!value.ok()) return value.status();
+      (*value)->sparse_initializer_ = std::move(sparse);
+      (*value)->initializer_slot_ = static_cast<uint32_t>(graph->initializers_.size());
+      graph->initializers_.push_back(*value);
     }
 
     // Outputs first, so that a node may name a value produced further down (the order is
     // repaired below, when there is no cycle).
     std::vector<Node*> nodes;
     nodes.reserve(proto.node_size());
+    std::vector<size_t> node_positions;  // in `scope`, of each node's outputs
+    node_positions.reserve(proto.node_size());
     for (ProtoPtr<onnx::NodeProto>& taken : takeAll(proto.mutable_node())) {
       onnx::NodeProto& node_proto = *taken;
       if (absl::Status status =
@@ -259,28 +230,28 @@ class ProtoImporter {
       }
       Node* node = graph->nodes_.create(graph, std::move(taken));
       nodes.push_back(node);
+      node_positions.push_back(scope.size());
       node->output_ptrs_.reserve(node_proto.output_size());
       for (std::string& name : *node_proto.mutable_output()) {
         if (name.empty()) {
           node->addOmittedOutput();
           continue;
         }
-        Value* value = node->addOutput(std::move(name));
-        auto [it, inserted] = scope.values.emplace(value->name(), value);
-        if (!inserted) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "value '", value->name(), "' is produced twice: by ", describeNode(node_proto),
-              it->second->producer() ? absl::StrCat(" and by an earlier node")
-                                     : std::string(" and as a graph input or initializer"),
-              where));
-        }
+        scope.define(node->addOutput(std::move(name)));
       }
       // The names were moved into the Values; drop the emptied strings (DeleteSubrange frees them
       // on the heap and leaves them to the arena otherwise).
       node_proto.mutable_output()->DeleteSubrange(0, node_proto.output_size());
     }
 
-    for (Node* node : nodes) {
+    if (auto duplicate = findDuplicateName(scope.definitions())) {
+      return duplicateDefinition(*scope.definitions()[duplicate->first],
+                                 *scope.definitions()[duplicate->second], where);
+    }
+
+    size_t weight_cursor = 0;
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      Node* node = nodes[n];
       onnx::NodeProto& node_proto = *node->proto_;
       node->inputs_.reserve(node_proto.input_size());
       node->input_use_slots_.reserve(node_proto.input_size());
@@ -290,7 +261,7 @@ class ProtoImporter {
           node->addInput(nullptr);
           continue;
         }
-        Value* value = scope.lookup(name);
+        Value* value = scope.resolve(name, node_positions[n], &weight_cursor);
         if (value == nullptr) {
           return absl::InvalidArgumentError(absl::StrCat(
               describeNode(node_proto), where, ": input '", name,
@@ -317,7 +288,7 @@ class ProtoImporter {
     if (!ordered.ok()) return ordered;
 
     for (ProtoPtr<onnx::ValueInfoProto>& output : takeAll(proto.mutable_output())) {
-      Value* value = scope.lookup(output->name());
+      Value* value = scope.resolve(output->name(), scope.size(), &weight_cursor);
       if (value == nullptr) {
         return absl::InvalidArgumentError(absl::StrCat(
             "graph output '", output->name(), "'", where,
@@ -329,11 +300,12 @@ class ProtoImporter {
       graph->setOutput(graph->outputs_.size() - 1, value);
     }
 
+    // Exporters list value_info in the order the values are defined.
+    size_t value_info_cursor = 0;
     for (ProtoPtr<onnx::ValueInfoProto>& info : takeAll(proto.mutable_value_info())) {
       const uint64_t order = graph->next_value_info_order_++;
-      auto it = scope.values.find(info->name());
-      if (it != scope.values.end() && it->second->value_info_ == nullptr) {
-        Value* value = it->second;
+      Value* value = scope.findLocal(info->name(), &value_info_cursor);
+      if (value != nullptr && value->value_info_ == nullptr) {
         value->value_info_ = std::move(info);
         value->value_info_order_ = order;
       } else {
@@ -344,8 +316,41 @@ class ProtoImporter {
     return absl::OkStatus();
   }
 
+  // The value an initializer named `name` defines: the graph input of that name (a model
+  // exported with keep_initializers_as_inputs) or a new value.
+  static absl::StatusOr<Value*> initializerValue(
+      Graph* graph, const absl::flat_hash_map<absl::string_view, Value*>& inputs_by_name,
+      ImportScope& scope, const std::string& name, absl::string_view kind,
+      const std::string& where) {
+    auto it = inputs_by_name.find(name);
+    if (it == inputs_by_name.end()) {
+      Value* value = graph->newValue(name);
+      scope.define(value);
+      return value;
+    }
+    if (it->second->isInitializer() || it->second->isSparseInitializer()) {
+      return absl::InvalidArgumentError(absl::StrCat(kind, " '", name, "' is defined twice", where));
+    }
+    return it->second;
+  }
+
+  // The error for a name that `earlier` and `later` (in definition order) both define.
+  static absl::Status duplicateDefinition(const Value& earlier, const Value& later,
+                                          const std::string& where) {
+    if (later.producer() != nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "value '", later.name(), "' is produced twice: by ", describeNode(*later.producer()),
+          earlier.producer() ? std::string(" and by an earlier node")
+                             : std::string(" and as a graph input or initializer"),
+          where));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat(later.isSparseInitializer() ? "sparse initializer '" : "initializer '",
+                     later.name(), "' is defined twice", where));
+  }
+
   absl::Status importAttribute(ProtoPtr<onnx::AttributeProto> owned, Node* node,
-                               const Scope& scope) {
+                               const ImportScope& scope) {
     onnx::AttributeProto& proto = *owned;
     const onnx::NodeProto& node_proto = *node->proto_;
     constexpr int kTypeField = 20;

@@ -1,11 +1,9 @@
 #include "onnxopt/ir/verifier.h"
 
-#include <algorithm>
-#include <utility>
 #include <vector>
 
-#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "duplicate_names.h"
 
 namespace onnxopt::ir {
 namespace {
@@ -32,23 +30,6 @@ struct DefinedValues {
   }
 };
 
-// The value of a name defined twice, or null. Sorting the names' hashes reads memory in order,
-// where a set of names would miss the cache once per name on large graphs.
-const Value* findDuplicateName(std::vector<std::pair<size_t, const Value*>>& hashed_names) {
-  std::sort(hashed_names.begin(), hashed_names.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (size_t i = 1; i < hashed_names.size(); ++i) {
-    if (hashed_names[i].first != hashed_names[i - 1].first) continue;
-    // Equal hashes: compare every name of the run, not just neighbours.
-    for (size_t j = i; j > 0 && hashed_names[j - 1].first == hashed_names[i].first; --j) {
-      if (hashed_names[j - 1].second->name() == hashed_names[i].second->name()) {
-        return hashed_names[i].second;
-      }
-    }
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 class Verifier {
@@ -58,8 +39,8 @@ class Verifier {
     defined.outer = outer;
     defined.graph = &graph;
     defined.defined.resize(graph.valueOrdinalBound());
-    std::vector<std::pair<size_t, const Value*>> hashed_names;
-    hashed_names.reserve(graph.valueOrdinalBound());
+    std::vector<const Value*> in_order;  // for the check of duplicate names
+    in_order.reserve(graph.valueOrdinalBound());
     const std::string where = graph.parentNode()
                                   ? absl::StrCat(" in graph '", graph.name(), "' of ",
                                                  describe(*graph.parentNode()))
@@ -70,7 +51,7 @@ class Verifier {
                                                 " belongs to another graph"));
       }
       defined.defined[value->ordinal()] = true;
-      hashed_names.emplace_back(absl::HashOf(absl::string_view(value->name())), value);
+      in_order.push_back(value);
       return checkUses(*value);
     };
 
@@ -131,9 +112,9 @@ class Verifier {
         if (absl::Status status = define(output, "value"); !status.ok()) return status;
       }
     }
-    if (const Value* duplicate = findDuplicateName(hashed_names)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("value name '", duplicate->name(), "' is defined twice", where));
+    if (auto duplicate = findDuplicateName(in_order)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "value name '", in_order[duplicate->second]->name(), "' is defined twice", where));
     }
     if (count != graph.numNodes() || previous != graph.lastNode()) {
       return absl::InternalError(absl::StrCat("the node list", where, " is badly linked"));

@@ -211,6 +211,22 @@ g (float[2] X) => (float[2] Y) { Y = Relu(X)  Y = Neg(X) }
   status = loadModelFromBytes(serialize(twice)).status();
   EXPECT_EQ(status.message(), "value 'Y' is produced twice: by node 'second' (Neg) and by an earlier node");
 
+  onnx::ModelProto output_named_as_initializer = parseProto(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) <float[2] W = {1, 2}> { W = Relu(X)  Y = Neg(W) }
+)");
+  output_named_as_initializer.mutable_graph()->mutable_node(0)->set_name("first");
+  status = loadModelFromBytes(serialize(output_named_as_initializer)).status();
+  EXPECT_EQ(status.message(),
+            "value 'W' is produced twice: by node 'first' (Relu) and as a graph input or "
+            "initializer");
+
+  onnx::ModelProto two_initializers = parseProto(kLinear);
+  *two_initializers.mutable_graph()->add_initializer() = two_initializers.graph().initializer(0);
+  status = loadModelFromBytes(serialize(two_initializers)).status();
+  EXPECT_EQ(status.message(), "initializer '" + two_initializers.graph().initializer(0).name() +
+                                  "' is defined twice");
+
   onnx::ModelProto unknown_type = parseProto(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3] X) => (float[3,2] Y) { Y = Transpose<perm = [1, 0]>(X) }
