@@ -14,6 +14,7 @@ Type Value::type() const {
   if (input_info_ && input_info_->has_type()) return Type::fromProto(input_info_->type());
   if (initializer_) {
     Shape shape;
+    shape.reserve(initializer_->dims().size());
     for (int64_t dim : initializer_->dims()) shape.push_back(Dim::known(dim));
     return Type::tensor(initializer_->dataType(), std::move(shape));
   }

@@ -117,6 +117,7 @@ class ShapeValueEvaluator {
       ShapeValue result;
       result.scalar = *rank == 0;
       if (result.scalar && ints->size() != 1) return std::nullopt;
+      result.elems.reserve(ints->size());
       for (int64_t v : *ints) result.elems.push_back(ir::Dim::known(v));
       return result;
     }
@@ -143,6 +144,7 @@ class ShapeValueEvaluator {
       const int64_t begin = clamp(start.value_or(0));
       const int64_t stop = clamp(end.value_or(rank));
       ShapeValue result;
+      result.elems.reserve(static_cast<size_t>(std::max<int64_t>(stop - begin, 0)));
       for (int64_t i = begin; i < stop; ++i) result.elems.push_back((*shape)[i]);
       return result;
     }
