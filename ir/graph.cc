@@ -6,15 +6,6 @@
 
 namespace onnxopt::ir {
 
-NodeIterator& NodeIterator::operator++() {
-  // An erased node keeps the `next_` it had when it was unlinked, so a walk standing on it
-  // resumes where it was; nodes erased since are skipped.
-  do {
-    node_ = node_->next_;
-  } while (node_ != nullptr && node_->erased_);
-  return *this;
-}
-
 Graph::Graph(Model* model, Node* parent_node)
     : model_(model), parent_node_(parent_node), proto_(newProto<onnx::GraphProto>(arena())) {}
 // Destroying a subgraph inside its owner's destructor would recurse once per level of nesting:

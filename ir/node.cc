@@ -1,9 +1,24 @@
 #include "onnxopt/ir/ir.h"
 
+#include "absl/hash/hash.h"
+
 namespace onnxopt::ir {
 
-Node::Node(Graph* graph) : graph_(graph), proto_(newProto<onnx::NodeProto>(graph->arena())) {}
+Node::Node(Graph* graph)
+    : op_key_(opKeyOf("", "")), graph_(graph), proto_(newProto<onnx::NodeProto>(graph->arena())) {}
+Node::Node(Graph* graph, ProtoPtr<onnx::NodeProto> proto)
+    : op_key_(opKeyOf(proto->op_type(), proto->domain())), graph_(graph), proto_(std::move(proto)) {}
 Node::~Node() = default;
+
+uint32_t Node::opKeyOf(absl::string_view op_type, absl::string_view domain) {
+  if (domain == "ai.onnx") domain = "";
+  return static_cast<uint32_t>(absl::HashOf(op_type, domain));
+}
+
+void Node::setOpType(const std::string& op_type) {
+  proto_->set_op_type(op_type);
+  op_key_ = opKeyOf(op_type, domain());
+}
 
 void Node::setDomain(const std::string& domain) {
   if (domain.empty()) {
@@ -11,6 +26,7 @@ void Node::setDomain(const std::string& domain) {
   } else {
     proto_->set_domain(domain);
   }
+  op_key_ = opKeyOf(opType(), domain);
 }
 
 bool Node::is(absl::string_view op_type, absl::string_view domain) const {

@@ -40,7 +40,9 @@ GreedyRewriteDriver::GreedyRewriteDriver(const RewritePatternSet& patterns,
       return r.domain == domain && r.op_type == pattern->rootOpType();
     });
     if (root == roots_.end()) {
-      root = roots_.insert(roots_.end(), Root{std::string(domain), pattern->rootOpType(), {}});
+      root = roots_.insert(roots_.end(),
+                           Root{ir::Node::opKeyOf(pattern->rootOpType(), domain),
+                                std::string(domain), pattern->rootOpType(), {}});
     }
     root->patterns.push_back(pattern.get());
   }
@@ -48,9 +50,10 @@ GreedyRewriteDriver::GreedyRewriteDriver(const RewritePatternSet& patterns,
 
 const std::vector<const RewritePattern*>* GreedyRewriteDriver::patternsFor(
     const ir::Node& node) const {
-  const std::string& op_type = node.opType();
   for (const Root& root : roots_) {
-    if (root.op_type == op_type && root.domain == canonicalDomain(node.domain())) {
+    // The key rules out nearly every other node without reading its NodeProto.
+    if (root.op_key == node.opKey() && root.op_type == node.opType() &&
+        root.domain == canonicalDomain(node.domain())) {
       return &root.patterns;
     }
   }
@@ -64,6 +67,7 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::run(ir::Model& model) {
   GreedyRewriteResult result;
   worklist.setTouchTick(model.advanceTouchClock());
   std::vector<ir::Node*> all_nodes;
+  all_nodes.reserve(model.graph().numNodes());
 
   for (int64_t iteration = 1; iteration <= config_.max_iterations; ++iteration) {
     result.iterations = iteration;

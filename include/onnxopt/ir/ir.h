@@ -137,13 +137,19 @@ class ONNXOPT_API Node {
   ~Node();
 
   const std::string& opType() const { return proto_->op_type(); }
-  void setOpType(const std::string& op_type) { proto_->set_op_type(op_type); }
+  void setOpType(const std::string& op_type);
   // "" is the default ONNX domain ("ai.onnx" reads the same).
   const std::string& domain() const { return proto_->domain(); }
   void setDomain(const std::string& domain);
   const std::string& name() const { return proto_->name(); }
   void setName(const std::string& name) { proto_->set_name(name); }
   bool is(absl::string_view op_type, absl::string_view domain = "") const;
+  // A fingerprint of (op type, domain), equal for equal pairs ("" and "ai.onnx" alike), kept
+  // beside the list links: a walk looking for a few op types rules the other nodes out without
+  // reading their NodeProtos. setOpType and setDomain keep it current; a change made through
+  // mutableProto() is not seen (use the setters).
+  uint32_t opKey() const { return op_key_; }
+  static uint32_t opKeyOf(absl::string_view op_type, absl::string_view domain);
 
   Graph* graph() const { return graph_; }
   bool isErased() const { return erased_; }
@@ -208,7 +214,7 @@ class ONNXOPT_API Node {
   friend class detail::ObjectPool;
   // A new node's NodeProto is made on the model's arena; an imported node's is the parsed one.
   explicit Node(Graph* graph);
-  Node(Graph* graph, ProtoPtr<onnx::NodeProto> proto) : graph_(graph), proto_(std::move(proto)) {}
+  Node(Graph* graph, ProtoPtr<onnx::NodeProto> proto);
 
   Value* addOutput(std::string name);
   void addOmittedOutput();
@@ -218,6 +224,7 @@ class ONNXOPT_API Node {
   Node* next_ = nullptr;
   bool erased_ = false;
   bool queued_ = false;
+  uint32_t op_key_ = 0;
   uint64_t touched_at_ = 0;
   Graph* graph_;
   ProtoPtr<onnx::NodeProto> proto_;
@@ -230,7 +237,7 @@ class ONNXOPT_API Node {
 
 // Iterates a graph's nodes. Advancing from a node that was erased meanwhile goes on from where it
 // stood, skipping other erased nodes, so a loop may erase the node it stands on.
-class ONNXOPT_API NodeIterator {
+class NodeIterator {
  public:
   using iterator_category = std::forward_iterator_tag;
   using value_type = Node;
@@ -241,7 +248,15 @@ class ONNXOPT_API NodeIterator {
   explicit NodeIterator(Node* node) : node_(node) {}
   Node& operator*() const { return *node_; }
   Node* operator->() const { return node_; }
-  NodeIterator& operator++();
+  // Inline: every pass walks the node list, often several times.
+  NodeIterator& operator++() {
+    // An erased node keeps the `next_` it had when it was unlinked, so a walk standing on it
+    // resumes where it was; nodes erased since are skipped.
+    do {
+      node_ = node_->next_;
+    } while (node_ != nullptr && node_->erased_);
+    return *this;
+  }
   bool operator==(const NodeIterator& other) const { return node_ == other.node_; }
   bool operator!=(const NodeIterator& other) const { return node_ != other.node_; }
 

@@ -59,6 +59,7 @@ class ONNXOPT_API GreedyRewriteDriver {
   // The patterns of each root (domain, "ai.onnx" spelled "", and op type). A pass has one to a
   // few roots, and every node is looked up: comparing against each beats hashing the op type.
   struct Root {
+    uint32_t op_key;  // ir::Node::opKeyOf(op_type, domain)
     std::string domain;
     std::string op_type;
     std::vector<const RewritePattern*> patterns;
