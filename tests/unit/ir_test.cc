@@ -315,5 +315,20 @@ TEST(IrTest, OpsetVersionTreatsAiOnnxAsTheDefaultDomain) {
   EXPECT_TRUE(model->graph().firstNode()->is("Relu", "ai.onnx"));
 }
 
+TEST(IrTest, OpKeyFollowsTheOpTypeAndDomain) {
+  auto model = parseModel(kChain);
+  Node* relu = model->graph().firstNode();
+  EXPECT_EQ(relu->opKey(), Node::opKeyOf("Relu", ""));
+  EXPECT_EQ(relu->opKey(), Node::opKeyOf("Relu", "ai.onnx"));
+  EXPECT_NE(relu->opKey(), Node::opKeyOf("Neg", ""));
+  relu->setOpType("Elu");
+  EXPECT_EQ(relu->opKey(), Node::opKeyOf("Elu", ""));
+  relu->setDomain("com.example");
+  EXPECT_EQ(relu->opKey(), Node::opKeyOf("Elu", "com.example"));
+  EXPECT_NE(relu->opKey(), Node::opKeyOf("Elu", ""));
+  Node* made = model->graph().createNode("Abs", {relu->output(0)}, {"made"}, nullptr);
+  EXPECT_EQ(made->opKey(), Node::opKeyOf("Abs", ""));
+}
+
 }  // namespace
 }  // namespace onnxopt::ir
