@@ -336,16 +336,20 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index) {
     if (!a.shape() || !b.shape() || a.shape()->empty() || b.shape()->empty()) {
       return Type::tensor(a.elemType());
     }
-    Shape sa = *a.shape(), sb = *b.shape();
+    const Shape &sa = *a.shape(), &sb = *b.shape();
+    // A vector operand is promoted to a matrix and its added dim dropped again: it has no batch
+    // dims and contributes no dim of its own to the result.
     const bool a_vector = sa.size() == 1, b_vector = sb.size() == 1;
-    if (a_vector) sa.insert(sa.begin(), Dim::known(1));
-    if (b_vector) sb.push_back(Dim::known(1));
-    std::optional<Shape> batch = broadcastShapes(Shape(sa.begin(), sa.end() - 2),
-                                                 Shape(sb.begin(), sb.end() - 2));
-    if (!batch) return Type();
-    Shape result = *batch;
-    if (!a_vector) result.push_back(sa[sa.size() - 2]);
-    if (!b_vector) result.push_back(sb.back());
+    const size_t a_batch = a_vector ? 0 : sa.size() - 2, b_batch = b_vector ? 0 : sb.size() - 2;
+    std::optional<Shape> result =
+        a_batch == 0 && b_batch == 0
+            ? Shape()
+            : broadcastShapes(Shape(sa.begin(), sa.begin() + a_batch),
+                              Shape(sb.begin(), sb.begin() + b_batch));
+    if (!result) return Type();
+    result->reserve(result->size() + 2);
+    if (!a_vector) result->push_back(sa[sa.size() - 2]);
+    if (!b_vector) result->push_back(sb.back());
     return Type::tensor(a.elemType(), std::move(result));
   }
 
@@ -354,6 +358,7 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index) {
     if (!input.shape()) return Type::tensor(input.elemType());
     const Shape& in = *input.shape();
     Shape out;
+    out.reserve(in.size());
     if (const ir::Attribute* perm = node.attr("perm")) {
       if (perm->ints().size() != static_cast<int>(in.size())) return Type::tensor(input.elemType());
       for (int64_t axis : perm->ints()) {
@@ -391,6 +396,7 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index) {
         node.input(1) ? constantInts(*node.input(1)) : std::nullopt;
     if (!input.shape() || !target) return Type::tensor(input.elemType());
     Shape target_shape;
+    target_shape.reserve(target->size());
     for (int64_t dim : *target) target_shape.push_back(Dim::known(dim));
     std::optional<Shape> shape = broadcastShapes(*input.shape(), target_shape);
     return shape ? Type::tensor(input.elemType(), shape) : Type();
@@ -403,6 +409,7 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index) {
     if (!target) return Type::tensor(input.elemType());
     const bool allow_zero = node.intAttr("allowzero", 0) != 0;
     Shape shape;
+    shape.reserve(target->size());
     for (size_t i = 0; i < target->size(); ++i) {
       const int64_t dim = (*target)[i];
       if (dim == 0 && !allow_zero) {

@@ -65,6 +65,29 @@ g (float[N,4] X, float[3,4] W, float[4,5] V) => (float[N,5] Y) {
   EXPECT_EQ(type_of("Y").elemType(), onnx::TensorProto::DOUBLE);
 }
 
+TEST(ShapeOracleTest, MatMulOfVectorsAndBatches) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] v, float[B,4,5] M, float[2,1,N,4] P, float[3,4,5] Q, float[N,4] X)
+  => (float[B,5] Y) {
+  vM = MatMul(v, M)
+  Y = Identity(vM)
+  PQ = MatMul(P, Q)
+  Xv = MatMul(X, v)
+  vv = MatMul(v, v)
+  XQ = MatMul(X, Q)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ShapeOracle oracle(*model);
+  auto type_of = [&](const char* name) { return oracle.typeOf(*model->graph().findValue(name)); };
+  EXPECT_EQ(type_of("vM").shape(), shape({s("B"), k(5)}));
+  EXPECT_EQ(type_of("PQ").shape(), shape({k(2), k(3), s("N"), k(5)}));
+  EXPECT_EQ(type_of("Xv").shape(), shape({s("N")}));
+  EXPECT_EQ(type_of("vv").shape(), shape({}));
+  EXPECT_EQ(type_of("XQ").shape(), shape({k(3), s("N"), k(5)}));
+}
+
 TEST(ShapeOracleTest, FallsBackToOnnxShapeInference) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 13]>
