@@ -76,34 +76,63 @@ std::optional<Dim> broadcastDim(const Dim& a, const Dim& b) {
   return Dim::unknown();
 }
 
-bool isUnaryElementwise(const ir::Node& node) {
-  static const absl::flat_hash_set<std::string> kOps = {
-      "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Neg", "Abs", "Exp", "Log", "Sqrt", "Reciprocal",
-      "Erf", "Elu", "Selu", "Softplus", "Softsign", "HardSigmoid", "HardSwish", "Identity",
-      "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Tan", "Not", "Softmax", "LogSoftmax",
-      "Clip", "ThresholdedRelu", "Celu", "Gelu", "Mish", "IsNaN", "IsInf", "Dropout", "Cast",
-      "BitwiseNot", "Shrink", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"};
-  return node.domain().empty() && kOps.contains(node.opType());
-}
+// The local shape rule of each operator the oracle knows, found with one hash of the op type.
+enum class Rule {
+  kSameAsInput,  // unary elementwise
+  kCast,
+  kBoolOfInput,  // IsNaN, IsInf, Not
+  kBroadcasting,  // numpy-broadcasting elementwise, from opset `since`
+  kGemm,
+  kMatMul,
+  kTranspose,
+  kFlatten,
+  kExpand,
+  kReshape,
+};
 
-// Elementwise operators with numpy broadcasting, and the opset from which they have it.
-std::optional<int64_t> broadcastingSince(const ir::Node& node) {
-  static const absl::flat_hash_map<std::string, int64_t> kOps = {
-      {"Add", 7},  {"Sub", 7},  {"Mul", 7},   {"Div", 7},   {"Pow", 7},
-      {"Equal", 7}, {"Greater", 7}, {"Less", 7}, {"And", 7}, {"Or", 7}, {"Xor", 7},
-      {"Max", 8},  {"Min", 8},  {"Sum", 8},   {"Mean", 8},  {"Where", 9},
-      {"Mod", 10}, {"BitShift", 11}, {"GreaterOrEqual", 12}, {"LessOrEqual", 12},
-      {"BitwiseAnd", 18}, {"BitwiseOr", 18}, {"BitwiseXor", 18}};
-  if (!node.domain().empty()) return std::nullopt;
-  auto it = kOps.find(node.opType());
-  if (it == kOps.end()) return std::nullopt;
-  return it->second;
-}
+struct RuleOf {
+  Rule rule;
+  int64_t since = 1;
+  bool gives_bool = false;  // comparisons and logical operators
+};
 
-bool isComparison(const ir::Node& node) {
-  static const absl::flat_hash_set<std::string> kOps = {
-      "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor"};
-  return kOps.contains(node.opType());
+const RuleOf* ruleFor(const ir::Node& node) {
+  static const auto* const kRules = [] {
+    auto* rules = new absl::flat_hash_map<std::string, RuleOf>();
+    for (const char* op :
+         {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Neg", "Abs", "Exp", "Log", "Sqrt",
+          "Reciprocal", "Erf", "Elu", "Selu", "Softplus", "Softsign", "HardSigmoid", "HardSwish",
+          "Identity", "Floor", "Ceil", "Round", "Sign", "Sin", "Cos", "Tan", "Softmax",
+          "LogSoftmax", "Clip", "ThresholdedRelu", "Celu", "Gelu", "Mish", "Dropout", "BitwiseNot",
+          "Shrink", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"}) {
+      rules->emplace(op, RuleOf{Rule::kSameAsInput});
+    }
+    rules->emplace("Cast", RuleOf{Rule::kCast});
+    for (const char* op : {"IsNaN", "IsInf", "Not"}) rules->emplace(op, RuleOf{Rule::kBoolOfInput});
+    const std::pair<const char*, int64_t> kBroadcasting[] = {
+        {"Add", 7}, {"Sub", 7}, {"Mul", 7}, {"Div", 7}, {"Pow", 7}, {"Max", 8}, {"Min", 8},
+        {"Sum", 8}, {"Mean", 8}, {"Where", 9}, {"Mod", 10}, {"BitShift", 11},
+        {"BitwiseAnd", 18}, {"BitwiseOr", 18}, {"BitwiseXor", 18}};
+    for (const auto& [op, since] : kBroadcasting) {
+      rules->emplace(op, RuleOf{Rule::kBroadcasting, since});
+    }
+    const std::pair<const char*, int64_t> kComparisons[] = {
+        {"Equal", 7}, {"Greater", 7}, {"Less", 7}, {"And", 7}, {"Or", 7}, {"Xor", 7},
+        {"GreaterOrEqual", 12}, {"LessOrEqual", 12}};
+    for (const auto& [op, since] : kComparisons) {
+      rules->emplace(op, RuleOf{Rule::kBroadcasting, since, /*gives_bool=*/true});
+    }
+    rules->emplace("Gemm", RuleOf{Rule::kGemm});
+    rules->emplace("MatMul", RuleOf{Rule::kMatMul});
+    rules->emplace("Transpose", RuleOf{Rule::kTranspose});
+    rules->emplace("Flatten", RuleOf{Rule::kFlatten});
+    rules->emplace("Expand", RuleOf{Rule::kExpand});
+    rules->emplace("Reshape", RuleOf{Rule::kReshape});
+    return rules;
+  }();
+  if (!node.domain().empty()) return nullptr;
+  auto it = kRules->find(node.opType());
+  return it == kRules->end() ? nullptr : &it->second;
 }
 
 }  // namespace
@@ -185,7 +214,9 @@ std::optional<int64_t> ShapeOracle::rankOf(const ir::Value& value) { return type
 
 void ShapeOracle::forget(const ir::Node& node) {
   for (const ir::Value* output : node.outputs()) {
-    if (output) known_.erase(output);
+    if (output == nullptr) continue;
+    std::vector<const Type*>& answers = answersIn(*output->graph());
+    if (output->ordinal() < answers.size()) answers[output->ordinal()] = nullptr;
   }
 }
 
@@ -234,14 +265,27 @@ bool declaredFullyKnown(const ir::Value& value) {
 const Type kNothingKnown;
 }  // namespace
 
+std::vector<const Type*>& ShapeOracle::answersIn(const ir::Graph& graph) {
+  if (&graph != last_graph_) {
+    last_graph_ = &graph;
+    last_answers_ = &known_by_graph_[&graph];
+  }
+  return *last_answers_;
+}
+
+const Type* ShapeOracle::known(const ir::Value& value) {
+  const std::vector<const Type*>& answers = answersIn(*value.graph());
+  return value.ordinal() < answers.size() ? answers[value.ordinal()] : nullptr;
+}
+
 const Type& ShapeOracle::typeOf(const ir::Value& value) {
-  if (auto it = known_.find(&value); it != known_.end()) return *it->second;
+  if (const Type* answer = known(value)) return *answer;
   if (value.producer() == nullptr || declaredFullyKnown(value)) return remember(value, infer(value));
   // Producers are resolved first, without recursion, so a chain of a million nodes is fine.
   absl::InlinedVector<const ir::Value*, 8> pending = {&value};
   while (!pending.empty()) {
     const ir::Value* current = pending.back();
-    if (known_.contains(current)) {
+    if (known(*current) != nullptr) {
       pending.pop_back();
       continue;
     }
@@ -249,7 +293,7 @@ const Type& ShapeOracle::typeOf(const ir::Value& value) {
     if (const ir::Node* producer = current->producer();
         producer && !declaredFullyKnown(*current)) {
       for (const ir::Value* input : producer->inputs()) {
-        if (input && !known_.contains(input)) {
+        if (input && known(*input) == nullptr) {
           pending.push_back(input);
           ready = false;
         }
@@ -259,12 +303,14 @@ const Type& ShapeOracle::typeOf(const ir::Value& value) {
     pending.pop_back();
     remember(*current, infer(*current));
   }
-  return *known_.at(&value);
+  return *known(value);
 }
 
 const Type& ShapeOracle::remember(const ir::Value& value, Type type) {
   const Type* answer = &answers_.emplace_back(std::move(type));
-  known_[&value] = answer;
+  std::vector<const Type*>& answers = answersIn(*value.graph());
+  if (value.ordinal() >= answers.size()) answers.resize(value.graph()->valueOrdinalBound());
+  answers[value.ordinal()] = answer;
   return *answer;
 }
 
@@ -287,143 +333,138 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index) {
     const ir::Value* input = node.input(i);
     return input == nullptr ? kNothingKnown : typeOf(*input);
   };
-  if (output_index != 0 || !node.domain().empty()) return Type();
-  const std::optional<int64_t> opset = model_.opsetVersion("");
-  const std::string& op = node.opType();
-
-  if (isUnaryElementwise(node)) {
-    const Type& input = input_type(0);
-    if (op == "Cast") {
+  const RuleOf* rule = output_index == 0 ? ruleFor(node) : nullptr;
+  if (rule == nullptr) return Type();
+  switch (rule->rule) {
+    case Rule::kSameAsInput:
+      return input_type(0);
+    case Rule::kCast: {
       const ir::Attribute* to = node.attr("to");
-      return Type::tensor(to ? static_cast<int32_t>(to->i()) : 0, input.shape());
+      return Type::tensor(to ? static_cast<int32_t>(to->i()) : 0, input_type(0).shape());
     }
-    if (op == "IsNaN" || op == "IsInf" || op == "Not") {
-      return Type::tensor(onnx::TensorProto::BOOL, input.shape());
-    }
-    return input;
-  }
-
-  if (std::optional<int64_t> since = broadcastingSince(node); since && opset && *opset >= *since) {
-    const size_t first = op == "Where" ? 1 : 0;
-    std::optional<Shape> shape;
-    int32_t elem = input_type(first).elemType();
-    for (size_t i = 0; i < node.numInputs(); ++i) {
-      const Type& operand = input_type(i);
-      if (!operand.shape()) return Type::tensor(isComparison(node) ? onnx::TensorProto::BOOL : elem);
-      if (i == 0 && op != "Where") {
-        shape = operand.shape();
-        continue;
+    case Rule::kBoolOfInput:
+      return Type::tensor(onnx::TensorProto::BOOL, input_type(0).shape());
+    case Rule::kBroadcasting: {
+      const std::optional<int64_t> opset = model_.opsetVersion("");
+      if (!opset || *opset < rule->since) return Type();
+      const bool is_where = node.opType() == "Where";
+      const int32_t elem = rule->gives_bool ? onnx::TensorProto::BOOL
+                                            : input_type(is_where ? 1 : 0).elemType();
+      std::optional<Shape> shape;
+      for (size_t i = 0; i < node.numInputs(); ++i) {
+        const Type& operand = input_type(i);
+        if (!operand.shape()) return Type::tensor(elem);
+        if (i == 0 && !is_where) {
+          shape = operand.shape();
+          continue;
+        }
+        shape = shape ? broadcastShapes(*shape, *operand.shape()) : operand.shape();
+        if (!shape) return Type();
       }
-      shape = shape ? broadcastShapes(*shape, *operand.shape()) : operand.shape();
-      if (!shape) return Type();
+      return Type::tensor(elem, shape);
     }
-    return Type::tensor(isComparison(node) ? onnx::TensorProto::BOOL : elem, shape);
-  }
-
-  if (op == "Gemm") {
-    const Type &a = input_type(0), &b = input_type(1);
-    const int32_t elem = a.elemType();
-    if (!a.shape() || !b.shape() || a.shape()->size() != 2 || b.shape()->size() != 2) {
-      return Type::tensor(elem, Shape{Dim::unknown(), Dim::unknown()});
-    }
-    const Dim& m = (*a.shape())[node.intAttr("transA", 0) ? 1 : 0];
-    const Dim& n = (*b.shape())[node.intAttr("transB", 0) ? 0 : 1];
-    return Type::tensor(elem, Shape{m, n});
-  }
-
-  if (op == "MatMul") {
-    const Type &a = input_type(0), &b = input_type(1);
-    if (!a.shape() || !b.shape() || a.shape()->empty() || b.shape()->empty()) {
-      return Type::tensor(a.elemType());
-    }
-    const Shape &sa = *a.shape(), &sb = *b.shape();
-    // A vector operand is promoted to a matrix and its added dim dropped again: it has no batch
-    // dims and contributes no dim of its own to the result.
-    const bool a_vector = sa.size() == 1, b_vector = sb.size() == 1;
-    const size_t a_batch = a_vector ? 0 : sa.size() - 2, b_batch = b_vector ? 0 : sb.size() - 2;
-    std::optional<Shape> result =
-        a_batch == 0 && b_batch == 0
-            ? Shape()
-            : broadcastShapes(Shape(sa.begin(), sa.begin() + a_batch),
-                              Shape(sb.begin(), sb.begin() + b_batch));
-    if (!result) return Type();
-    result->reserve(result->size() + 2);
-    if (!a_vector) result->push_back(sa[sa.size() - 2]);
-    if (!b_vector) result->push_back(sb.back());
-    return Type::tensor(a.elemType(), std::move(result));
-  }
-
-  if (op == "Transpose") {
-    const Type& input = input_type(0);
-    if (!input.shape()) return Type::tensor(input.elemType());
-    const Shape& in = *input.shape();
-    Shape out;
-    out.reserve(in.size());
-    if (const ir::Attribute* perm = node.attr("perm")) {
-      if (perm->ints().size() != static_cast<int>(in.size())) return Type::tensor(input.elemType());
-      for (int64_t axis : perm->ints()) {
-        if (axis < 0 || axis >= static_cast<int64_t>(in.size())) return Type::tensor(input.elemType());
-        out.push_back(in[axis]);
+    case Rule::kGemm: {
+      const Type &a = input_type(0), &b = input_type(1);
+      const int32_t elem = a.elemType();
+      if (!a.shape() || !b.shape() || a.shape()->size() != 2 || b.shape()->size() != 2) {
+        return Type::tensor(elem, Shape{Dim::unknown(), Dim::unknown()});
       }
-    } else {
-      out.assign(in.rbegin(), in.rend());
+      const Dim& m = (*a.shape())[node.intAttr("transA", 0) ? 1 : 0];
+      const Dim& n = (*b.shape())[node.intAttr("transB", 0) ? 0 : 1];
+      return Type::tensor(elem, Shape{m, n});
     }
-    return Type::tensor(input.elemType(), std::move(out));
-  }
-
-  if (op == "Flatten") {
-    const Type& input = input_type(0);
-    if (!input.shape()) return Type::tensor(input.elemType(), Shape{Dim::unknown(), Dim::unknown()});
-    const int64_t rank = static_cast<int64_t>(input.shape()->size());
-    int64_t axis = node.intAttr("axis", 1);
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis > rank) return Type();
-    auto product = [&](int64_t begin, int64_t end) {
-      int64_t size = 1;
-      for (int64_t i = begin; i < end; ++i) {
-        const Dim& dim = (*input.shape())[i];
-        if (!dim.isKnown()) return (end - begin == 1) ? dim : Dim::unknown();
-        size *= dim.value();
+    case Rule::kMatMul: {
+      const Type &a = input_type(0), &b = input_type(1);
+      if (!a.shape() || !b.shape() || a.shape()->empty() || b.shape()->empty()) {
+        return Type::tensor(a.elemType());
       }
-      return Dim::known(size);
-    };
-    return Type::tensor(input.elemType(), Shape{product(0, axis), product(axis, rank)});
-  }
-
-  if (op == "Expand") {
-    const Type& input = input_type(0);
-    std::optional<std::vector<int64_t>> target =
-        node.input(1) ? constantInts(*node.input(1)) : std::nullopt;
-    if (!input.shape() || !target) return Type::tensor(input.elemType());
-    Shape target_shape;
-    target_shape.reserve(target->size());
-    for (int64_t dim : *target) target_shape.push_back(Dim::known(dim));
-    std::optional<Shape> shape = broadcastShapes(*input.shape(), target_shape);
-    return shape ? Type::tensor(input.elemType(), shape) : Type();
-  }
-
-  if (op == "Reshape") {
-    const Type& input = input_type(0);
-    std::optional<std::vector<int64_t>> target =
-        node.input(1) ? constantInts(*node.input(1)) : std::nullopt;
-    if (!target) return Type::tensor(input.elemType());
-    const bool allow_zero = node.intAttr("allowzero", 0) != 0;
-    Shape shape;
-    shape.reserve(target->size());
-    for (size_t i = 0; i < target->size(); ++i) {
-      const int64_t dim = (*target)[i];
-      if (dim == 0 && !allow_zero) {
-        if (!input.shape() || i >= input.shape()->size()) return Type::tensor(input.elemType());
-        shape.push_back((*input.shape())[i]);
-      } else if (dim < 0) {
-        shape.push_back(Dim::unknown());
+      const Shape &sa = *a.shape(), &sb = *b.shape();
+      // A vector operand is promoted to a matrix and its added dim dropped again: it has no batch
+      // dims and contributes no dim of its own to the result.
+      const bool a_vector = sa.size() == 1, b_vector = sb.size() == 1;
+      const size_t a_batch = a_vector ? 0 : sa.size() - 2, b_batch = b_vector ? 0 : sb.size() - 2;
+      std::optional<Shape> result =
+          a_batch == 0 && b_batch == 0
+              ? Shape()
+              : broadcastShapes(Shape(sa.begin(), sa.begin() + a_batch),
+                                Shape(sb.begin(), sb.begin() + b_batch));
+      if (!result) return Type();
+      result->reserve(result->size() + 2);
+      if (!a_vector) result->push_back(sa[sa.size() - 2]);
+      if (!b_vector) result->push_back(sb.back());
+      return Type::tensor(a.elemType(), std::move(result));
+    }
+    case Rule::kTranspose: {
+      const Type& input = input_type(0);
+      if (!input.shape()) return Type::tensor(input.elemType());
+      const Shape& in = *input.shape();
+      Shape out;
+      out.reserve(in.size());
+      if (const ir::Attribute* perm = node.attr("perm")) {
+        const auto rank = static_cast<int64_t>(in.size());
+        if (perm->ints().size() != rank) return Type::tensor(input.elemType());
+        for (int64_t axis : perm->ints()) {
+          if (axis < 0 || axis >= rank) return Type::tensor(input.elemType());
+          out.push_back(in[axis]);
+        }
       } else {
-        shape.push_back(Dim::known(dim));
+        out.assign(in.rbegin(), in.rend());
       }
+      return Type::tensor(input.elemType(), std::move(out));
     }
-    return Type::tensor(input.elemType(), std::move(shape));
+    case Rule::kFlatten: {
+      const Type& input = input_type(0);
+      if (!input.shape()) {
+        return Type::tensor(input.elemType(), Shape{Dim::unknown(), Dim::unknown()});
+      }
+      const int64_t rank = static_cast<int64_t>(input.shape()->size());
+      int64_t axis = node.intAttr("axis", 1);
+      if (axis < 0) axis += rank;
+      if (axis < 0 || axis > rank) return Type();
+      auto product = [&](int64_t begin, int64_t end) {
+        int64_t size = 1;
+        for (int64_t i = begin; i < end; ++i) {
+          const Dim& dim = (*input.shape())[i];
+          if (!dim.isKnown()) return (end - begin == 1) ? dim : Dim::unknown();
+          size *= dim.value();
+        }
+        return Dim::known(size);
+      };
+      return Type::tensor(input.elemType(), Shape{product(0, axis), product(axis, rank)});
+    }
+    case Rule::kExpand: {
+      const Type& input = input_type(0);
+      std::optional<std::vector<int64_t>> target =
+          node.input(1) ? constantInts(*node.input(1)) : std::nullopt;
+      if (!input.shape() || !target) return Type::tensor(input.elemType());
+      Shape target_shape;
+      target_shape.reserve(target->size());
+      for (int64_t dim : *target) target_shape.push_back(Dim::known(dim));
+      std::optional<Shape> shape = broadcastShapes(*input.shape(), target_shape);
+      return shape ? Type::tensor(input.elemType(), shape) : Type();
+    }
+    case Rule::kReshape: {
+      const Type& input = input_type(0);
+      std::optional<std::vector<int64_t>> target =
+          node.input(1) ? constantInts(*node.input(1)) : std::nullopt;
+      if (!target) return Type::tensor(input.elemType());
+      const bool allow_zero = node.intAttr("allowzero", 0) != 0;
+      Shape shape;
+      shape.reserve(target->size());
+      for (size_t i = 0; i < target->size(); ++i) {
+        const int64_t dim = (*target)[i];
+        if (dim == 0 && !allow_zero) {
+          if (!input.shape() || i >= input.shape()->size()) return Type::tensor(input.elemType());
+          shape.push_back((*input.shape())[i]);
+        } else if (dim < 0) {
+          shape.push_back(Dim::unknown());
+        } else {
+          shape.push_back(Dim::known(dim));
+        }
+      }
+      return Type::tensor(input.elemType(), std::move(shape));
+    }
   }
-
   return Type();
 }
 

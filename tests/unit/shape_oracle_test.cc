@@ -136,6 +136,52 @@ g (float[N,4] X) => (float[N,4] Y) { Y = Relu(X) }
   EXPECT_EQ(oracle.typeOf(*last).shape(), shape({s("N"), k(4)}));
 }
 
+// Answers are kept per graph by value ordinal: the first value of a subgraph has the same
+// ordinal as the main graph's first value, and its own answer.
+TEST(ShapeOracleTest, SubgraphValuesKeepAnswersApartFromTheMainGraph) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,4] X, bool C) => (float[N,4] Y, int64[2,3] Z) {
+  Y = Relu(X)
+  Z = If(C) <then_branch = t () => (int64[2,3] a) { a = Constant<value_ints = [1, 2, 3, 4, 5, 6]>() },
+             else_branch = e () => (int64[2,3] b) { b = Constant<value_ints = [6, 5, 4, 3, 2, 1]>() }>
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ir::Graph& graph = model->graph();
+  const ir::Graph& then_branch = *graph.lastNode()->attr("then_branch")->graphs().front();
+  const ir::Value& a = *then_branch.firstNode()->output(0);
+  const ir::Value& x = *graph.findValue("X");
+  ASSERT_EQ(a.ordinal(), x.ordinal());
+  ShapeOracle oracle(*model);
+  EXPECT_EQ(oracle.typeOf(x).elemType(), onnx::TensorProto::FLOAT);
+  EXPECT_EQ(oracle.typeOf(a).elemType(), onnx::TensorProto::INT64);
+  EXPECT_EQ(oracle.typeOf(x).shape(), shape({s("N"), k(4)}));
+  EXPECT_EQ(oracle.typeOf(a).shape(), shape({k(2), k(3)}));
+}
+
+// forget() drops the answers about a changed node's outputs, and only those.
+TEST(ShapeOracleTest, ForgetDropsTheChangedNodesAnswers) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,4] X, float[4,5] W) => (float[N,5] Y) {
+  A = Relu(X)
+  Y = MatMul(A, W)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ir::Graph& graph = model->graph();
+  ir::Value& a = *graph.findValue("A");
+  ShapeOracle oracle(*model);
+  const ir::Type& before = oracle.typeOf(a);
+  EXPECT_EQ(before.shape(), shape({s("N"), k(4)}));
+  a.producer()->setInput(0, graph.findValue("W"));
+  EXPECT_EQ(oracle.typeOf(a).shape(), shape({s("N"), k(4)})) << "not told: the old answer stays";
+  oracle.forget(*a.producer());
+  EXPECT_EQ(oracle.typeOf(a).shape(), shape({k(4), k(5)}));
+  EXPECT_EQ(before.shape(), shape({s("N"), k(4)})) << "a returned reference stays valid";
+}
+
 TEST(ShapeOracleTest, ConstantIntsFromInitializersAndConstants) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 13]>

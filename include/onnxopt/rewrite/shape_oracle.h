@@ -19,7 +19,9 @@ namespace onnxopt {
 // value without a shape, ONNX's own shape inference over the whole model, run at most once per
 // oracle (it costs about two protobuf parses of the model). Declared dims win over inferred ones;
 // an unknown dim is never guessed. Answers are memoized per value; values are SSA, so an answer
-// stays true until the producing node changes (forget()). Returned references stay valid.
+// stays true until the producing node changes (forget()). Returned references stay valid. The
+// model's graphs must outlive the oracle (a PatternRewriter's oracle lives no longer than the
+// subgraphs its pass retires).
 class ONNXOPT_API ShapeOracle {
  public:
   explicit ShapeOracle(ir::Model& model);
@@ -46,13 +48,21 @@ class ONNXOPT_API ShapeOracle {
   ir::Type applyLocalRule(const ir::Node& node, size_t output_index);
   void runOnnxShapeInference();
 
-  // Answers live in `answers_` (a deque: references stay valid as it grows); `known_` indexes
-  // them. A forgotten answer stays in the deque, unreachable, until the oracle goes.
+  // The answer about `value`, null when there is none yet.
+  const ir::Type* known(const ir::Value& value);
+  // Answers live in `answers_` (a deque: references stay valid as it grows), indexed per graph
+  // by Value::ordinal(): a pass asks about most values it meets, and an array read costs less
+  // than hashing a pointer. A forgotten answer stays in the deque, unreachable, until the oracle
+  // goes.
   const ir::Type& remember(const ir::Value& value, ir::Type type);
+  std::vector<const ir::Type*>& answersIn(const ir::Graph& graph);
 
   ir::Model& model_;
   std::deque<ir::Type> answers_;
-  absl::flat_hash_map<const ir::Value*, const ir::Type*> known_;
+  absl::flat_hash_map<const ir::Graph*, std::vector<const ir::Type*>> known_by_graph_;
+  // The last graph asked about: almost every question is about the same graph as the one before.
+  const ir::Graph* last_graph_ = nullptr;
+  std::vector<const ir::Type*>* last_answers_ = nullptr;
   absl::flat_hash_map<const ir::Value*, ir::Type> onnx_inferred_;
   bool onnx_inference_ran_ = false;
 };
