@@ -278,39 +278,34 @@ class FuseMatMulAdd final : public RewritePattern {
     if (failed(rewriter.match(add, {&matmul}))) return failure();
 
     // ---- rewrite ----
-    ir::Model& model = rewriter.model();
-    const std::string gemm_name = model.nodeNames().fresh(fusedName(matmul.name(), add.name()));
-    auto rename = [&rewriter](ir::Node* node, const std::string& name) {
-      rewriter.modifyInPlace(*node, [&name](ir::Node& n) { n.setName(name); });
-    };
+    const std::string gemm_name = fusedName(matmul.name(), add.name());
     const std::string out_name = add.output(0)->name();
+    auto create = [&rewriter](const std::string& op_type, absl::Span<ir::Value* const> inputs,
+                              const std::string& output_hint, const std::string& node_name) {
+      return rewriter.createNode(op_type, inputs, {output_hint}, "", node_name);
+    };
 
     if (!reshape) {
-      ir::Node* gemm = rewriter.createNode("Gemm", {&a, &b, &bias}, {out_name});
-      rename(gemm, gemm_name);
+      ir::Node* gemm = create("Gemm", {&a, &b, &bias}, out_name, gemm_name);
       rewriter.replaceNode(add, {gemm->output(0)});
       return success();
     }
 
     // Flatten<axis=r-1>(A) is [d0*...*d(r-2), K] (no need to know K); Gemm; Reshape back.
-    ir::Node* flatten = rewriter.createNode("Flatten", {&a}, {a.name() + "_2d"});
+    ir::Node* flatten = create("Flatten", {&a}, a.name() + "_2d", gemm_name + "_flatten");
     rewriter.setAttr(*flatten, ir::Attribute::makeInt("axis", static_cast<int64_t>(r - 1)));
-    rename(flatten, model.nodeNames().fresh(gemm_name + "_flatten"));
-    ir::Node* gemm = rewriter.createNode("Gemm", {flatten->output(0), &b, &bias},
-                                         {out_name + "_2d"});
-    rename(gemm, gemm_name);
+    ir::Node* gemm =
+        create("Gemm", {flatten->output(0), &b, &bias}, out_name + "_2d", gemm_name);
 
     ir::Value* target = nullptr;
     auto constant = [&](const std::vector<int64_t>& values, const std::string& hint) {
-      ir::Node* node = rewriter.createNode("Constant", {}, {out_name + "_" + hint});
+      ir::Node* node = create("Constant", {}, out_name + "_" + hint, gemm_name + "_" + hint);
       rewriter.setAttr(*node, ir::Attribute::makeTensor("value", int64Tensor(values)));
-      rename(node, model.nodeNames().fresh(gemm_name + "_" + hint));
       return node->output(0);
     };
     // Shape(v)[start:end], as the opset allows.
     auto shape_slice = [&](ir::Value* v, int64_t start, int64_t end, const std::string& hint) {
-      ir::Node* shape = rewriter.createNode("Shape", {v}, {out_name + "_" + hint});
-      rename(shape, model.nodeNames().fresh(gemm_name + "_shape"));
+      ir::Node* shape = create("Shape", {v}, out_name + "_" + hint, gemm_name + "_shape");
       if (opset >= 15) {
         rewriter.setAttr(*shape, ir::Attribute::makeInt("start", start));
         rewriter.setAttr(*shape, ir::Attribute::makeInt("end", end));
@@ -318,9 +313,8 @@ class FuseMatMulAdd final : public RewritePattern {
       }
       ir::Value* starts = constant({start}, "starts");
       ir::Value* ends = constant({end}, "ends");
-      ir::Node* slice =
-          rewriter.createNode("Slice", {shape->output(0), starts, ends}, {out_name + "_" + hint});
-      rename(slice, model.nodeNames().fresh(gemm_name + "_slice"));
+      ir::Node* slice = create("Slice", {shape->output(0), starts, ends}, out_name + "_" + hint,
+                               gemm_name + "_slice");
       return slice->output(0);
     };
     if (plan.static_shape) {
@@ -328,16 +322,14 @@ class FuseMatMulAdd final : public RewritePattern {
     } else {
       ir::Value* lead = shape_slice(&a, 0, static_cast<int64_t>(r - 1), "leading_dims");
       ir::Value* last = n.isKnown() ? constant({n.value()}, "n") : shape_slice(&b, 1, 2, "n");
-      ir::Node* concat = rewriter.createNode("Concat", {lead, last}, {out_name + "_shape"});
+      ir::Node* concat = create("Concat", {lead, last}, out_name + "_shape", gemm_name + "_concat");
       rewriter.setAttr(*concat, ir::Attribute::makeInt("axis", 0));
-      rename(concat, model.nodeNames().fresh(gemm_name + "_concat"));
       target = concat->output(0);
     }
-    ir::Node* back = rewriter.createNode("Reshape", {gemm->output(0), target}, {out_name});
+    ir::Node* back = create("Reshape", {gemm->output(0), target}, out_name, gemm_name + "_reshape");
     // The run-time shape may hold a 0 (an empty tensor): with allowzero=1 it means 0, not "copy
     // the input's dim". planReshape only goes there from opset 14, where allowzero exists.
     if (!plan.static_shape) rewriter.setAttr(*back, ir::Attribute::makeInt("allowzero", 1));
-    rename(back, model.nodeNames().fresh(gemm_name + "_reshape"));
     rewriter.replaceNode(add, {back->output(0)});
     return success();
   }

@@ -168,7 +168,8 @@ void PatternRewriter::pushProducer(const ir::Value* value) {
 ir::Node* PatternRewriter::createNode(const std::string& op_type,
                                       absl::Span<ir::Value* const> inputs,
                                       absl::Span<const std::string> output_name_hints,
-                                      const std::string& domain) {
+                                      const std::string& domain,
+                                      const std::string& node_name_hint) {
   // Without a match the run fails, but the pattern still gets a node: a dead node keeps the model
   // valid, a null would crash the pattern.
   beginChange(*offered_root_);
@@ -179,7 +180,10 @@ ir::Node* PatternRewriter::createNode(const std::string& op_type,
     names.push_back(model_.valueNames().fresh(hint.empty() ? op_type : hint));
   }
   ir::Node* node = before->graph()->createNode(op_type, inputs, names, before, domain);
-  node->setName(model_.nodeNames().fresh(before->name().empty() ? op_type : before->name()));
+  const std::string& name_hint = !node_name_hint.empty() ? node_name_hint
+                                 : !before->name().empty() ? before->name()
+                                                           : op_type;
+  node->setName(model_.nodeNames().fresh(name_hint));
   created_.push_back(node);
   notifyChanged(*node);
   return node;

@@ -54,6 +54,23 @@ class FoldReluAbsNeg final : public RewritePattern {
   bool erase_producers_;
 };
 
+// Relu(x) -> Sigmoid(x), the new node named after `node_name_hint`.
+class ReluToNamedSigmoid final : public RewritePattern {
+ public:
+  explicit ReluToNamedSigmoid(std::string node_name_hint)
+      : RewritePattern("Relu", "relu-to-named-sigmoid"), hint_(std::move(node_name_hint)) {}
+  LogicalResult matchAndRewrite(ir::Node& relu, PatternRewriter& rewriter) const override {
+    if (failed(rewriter.match(relu))) return failure();
+    ir::Node* sigmoid =
+        rewriter.createNode("Sigmoid", {relu.input(0)}, {relu.output(0)->name()}, "", hint_);
+    rewriter.replaceNode(relu, {sigmoid->output(0)});
+    return success();
+  }
+
+ private:
+  std::string hint_;
+};
+
 struct DriverRun {
   absl::StatusOr<GreedyRewriteResult> result;
   PassContext context;
@@ -114,6 +131,31 @@ TEST(GreedyDriver, StopsWhenTheWorklistDrainsUnlessAskedToConfirm) {
   EXPECT_TRUE(run.result->converged);
   EXPECT_EQ(run.result->iterations, 1);
   EXPECT_EQ(model->graph().numNodes(), 1u);
+}
+
+TEST(GreedyDriver, CreatedNodesAreNamedAfterTheHintOrTheRootAndNeverClash) {
+  constexpr char kNamed[] = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+named (float[N] X) => (float[N] Y) {
+  n = Neg(X)
+  Y = Relu(n)
+}
+)";
+  for (const auto& [hint, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"fresh", "fresh"}, {"taken", "taken_1"}, {"", "act_1"}}) {
+    auto model = parseModel(kNamed);
+    findNode(model->graph(), "n")->setName("taken");
+    findNode(model->graph(), "Y")->setName("act");
+    RewritePatternSet patterns;
+    patterns.add<ReluToNamedSigmoid>(hint);
+    DriverRun run;
+    runDriver(*model, patterns, run);
+    ASSERT_TRUE(run.result.ok()) << run.result.status();
+    const ir::Node* sigmoid = model->graph().lastNode();
+    ASSERT_TRUE(sigmoid->is("Sigmoid"));
+    EXPECT_EQ(sigmoid->name(), expected) << "hint '" << hint << "'";
+    EXPECT_EQ(sigmoid->output(0)->name(), "Y");
+  }
 }
 
 TEST(GreedyDriver, IterationCapReportsNonConvergence) {

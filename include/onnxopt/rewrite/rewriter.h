@@ -76,10 +76,11 @@ class ONNXOPT_API PatternRewriter {
 
   // A new node before the match root, in its graph, with one fresh output per name hint (names
   // come from Model::valueNames(), so "Y" may become "Y_1"; a replaced value passes its name on,
-  // see replaceAllUsesWith) and a fresh node name.
+  // see replaceAllUsesWith) and a fresh node name from Model::nodeNames(): `node_name_hint`, or
+  // the match root's name when it is empty.
   ir::Node* createNode(const std::string& op_type, absl::Span<ir::Value* const> inputs,
                        absl::Span<const std::string> output_name_hints,
-                       const std::string& domain = "");
+                       const std::string& domain = "", const std::string& node_name_hint = "");
 
   // A new initializer holding `tensor`, in the match root's graph, named after `name_hint` (made
   // unique).
