@@ -70,6 +70,30 @@ TEST(ObjectPoolTest, ObjectsKeepTheirAddressesAndAreDestroyedWithThePool) {
   EXPECT_TRUE(std::is_sorted(destroyed.begin(), destroyed.end()));
 }
 
+// Ownership rides in the pointer's lowest bit. The sanitized build sees a heap message leaked or
+// an arena message freed; here the pointers must come back unchanged through moves.
+TEST(ProtoPtrTest, OwnsHeapMessagesAndBorrowsArenaOnesThroughMoves) {
+  google::protobuf::Arena arena;
+  auto* on_arena = newProto<onnx::ValueInfoProto>(&arena);
+  auto* on_heap = newProto<onnx::ValueInfoProto>(nullptr);
+  ProtoPtr<onnx::ValueInfoProto> borrowed(on_arena);
+  ProtoPtr<onnx::ValueInfoProto> owned(on_heap);
+  EXPECT_EQ(borrowed.get(), on_arena);
+  EXPECT_EQ(owned.get(), on_heap);
+  owned->set_name("kept");
+
+  ProtoPtr<onnx::ValueInfoProto> moved(std::move(owned));
+  EXPECT_TRUE(owned == nullptr);
+  EXPECT_EQ(moved.get(), on_heap);
+  EXPECT_EQ(moved->name(), "kept");
+  moved = std::move(borrowed);  // deletes the heap message, borrows the arena one
+  EXPECT_EQ(moved.get(), on_arena);
+  EXPECT_TRUE(borrowed == nullptr);
+  moved.reset(newProto<onnx::ValueInfoProto>(nullptr));  // leaves the arena message alone
+  EXPECT_TRUE(moved != nullptr);
+  EXPECT_NE(moved.get(), on_arena);
+}
+
 TEST(IrTest, ImportKeepsOrderAndUses) {
   auto model = parseModel(kChain);
   Graph& graph = model->graph();

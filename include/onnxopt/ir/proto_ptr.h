@@ -3,6 +3,7 @@
 // How the IR holds the protobuf messages it keeps aside (residues, tensors, value infos).
 
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 #include "google/protobuf/arena.h"
@@ -19,34 +20,37 @@ class ProtoPtr {
  public:
   ProtoPtr() = default;
   explicit ProtoPtr(T* message) { reset(message); }
-  ProtoPtr(ProtoPtr&& other) noexcept
-      : message_(std::exchange(other.message_, nullptr)), owned_(other.owned_) {}
+  ProtoPtr(ProtoPtr&& other) noexcept : bits_(std::exchange(other.bits_, 0)) {}
   ProtoPtr& operator=(ProtoPtr&& other) noexcept {
     if (this != &other) {
       reset();
-      message_ = std::exchange(other.message_, nullptr);
-      owned_ = other.owned_;
+      bits_ = std::exchange(other.bits_, 0);
     }
     return *this;
   }
   ~ProtoPtr() { reset(); }
 
   void reset(T* message = nullptr) {
-    if (owned_) delete message_;
-    message_ = message;
-    owned_ = message != nullptr && message->GetArena() == nullptr;
+    if (owned()) delete get();
+    const bool owned = message != nullptr && message->GetArena() == nullptr;
+    bits_ = reinterpret_cast<uintptr_t>(message) | (owned ? kOwned : 0);
   }
 
-  T* get() const { return message_; }
-  T& operator*() const { return *message_; }
-  T* operator->() const { return message_; }
-  explicit operator bool() const { return message_ != nullptr; }
-  bool operator==(std::nullptr_t) const { return message_ == nullptr; }
-  bool operator!=(std::nullptr_t) const { return message_ != nullptr; }
+  T* get() const { return reinterpret_cast<T*>(bits_ & ~kOwned); }
+  T& operator*() const { return *get(); }
+  T* operator->() const { return get(); }
+  explicit operator bool() const { return bits_ != 0; }
+  bool operator==(std::nullptr_t) const { return bits_ == 0; }
+  bool operator!=(std::nullptr_t) const { return bits_ != 0; }
 
  private:
-  T* message_ = nullptr;
-  bool owned_ = false;
+  // Whether the message is owned rides in the pointer's lowest bit (messages are at least
+  // 8-byte aligned): a Value holds three of these, a Node and an Attribute one each.
+  static constexpr uintptr_t kOwned = 1;
+  static_assert(alignof(T) >= 2, "the lowest bit of a message's address must be free");
+  bool owned() const { return (bits_ & kOwned) != 0; }
+
+  uintptr_t bits_ = 0;
 };
 
 // A new message on `arena` (on the heap when it is null).
