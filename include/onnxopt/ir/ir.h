@@ -37,23 +37,28 @@ class Node;
 // graph `graphOutputOf()`.
 class Use {
  public:
-  Use(Node* user, uint32_t index) : user_(user), graph_(nullptr), index_(index) {}
+  Use(Node* user, uint32_t index) : owner_(user), index_(index), is_graph_output_(false) {}
   Use(Graph* graph_output_of, uint32_t index)
-      : user_(nullptr), graph_(graph_output_of), index_(index) {}
+      : owner_(graph_output_of), index_(index), is_graph_output_(true) {}
 
-  Node* user() const { return user_; }
-  Graph* graphOutputOf() const { return graph_; }
-  bool isGraphOutput() const { return user_ == nullptr; }
+  Node* user() const { return is_graph_output_ ? nullptr : static_cast<Node*>(owner_); }
+  Graph* graphOutputOf() const {
+    return is_graph_output_ ? static_cast<Graph*>(owner_) : nullptr;
+  }
+  bool isGraphOutput() const { return is_graph_output_; }
   uint32_t index() const { return index_; }
   bool operator==(const Use& other) const {
-    return user_ == other.user_ && graph_ == other.graph_ && index_ == other.index_;
+    return owner_ == other.owner_ && index_ == other.index_ &&
+           is_graph_output_ == other.is_graph_output_;
   }
 
  private:
-  Node* user_;
-  Graph* graph_;
+  // One pointer for either owner keeps a Use at 16 bytes, so two fit in a Value inline.
+  void* owner_;
   uint32_t index_;
+  bool is_graph_output_;
 };
+static_assert(sizeof(Use) <= 2 * sizeof(void*), "a Use is meant to fit in two words");
 
 // An edge: defined by a node output, a graph input, an initializer (or both: models exported
 // with keep_initializers_as_inputs), or a sparse initializer.
@@ -126,8 +131,9 @@ class ONNXOPT_API Value {
   uint64_t value_info_order_ = 0;
   uint32_t initializer_slot_ = 0;  // index in the graph's initializer list
   uint32_t ordinal_ = 0;
-  // Most values are read once: that use needs no allocation.
-  absl::InlinedVector<Use, 1> uses_;
+  // Most values are read once or twice, and a rewrite that replaces a value's only reader adds
+  // the new reader before it drops the old one: two uses need no allocation.
+  absl::InlinedVector<Use, 2> uses_;
 };
 
 class ONNXOPT_API Node {
