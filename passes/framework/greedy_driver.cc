@@ -20,6 +20,8 @@ absl::string_view canonicalDomain(absl::string_view domain) {
   return domain == "ai.onnx" ? absl::string_view() : domain;
 }
 
+uint64_t keyBit(uint32_t op_key) { return uint64_t{1} << (op_key % 64); }
+
 // Nodes have no side effects in ONNX, so a node whose outputs nothing reads computes nothing
 // observable. That includes a node with no outputs at all.
 bool isTriviallyDead(const ir::Node& node) {
@@ -45,11 +47,13 @@ GreedyRewriteDriver::GreedyRewriteDriver(const RewritePatternSet& patterns,
                                 std::string(domain), pattern->rootOpType(), {}});
     }
     root->patterns.push_back(pattern.get());
+    root_key_bits_ |= keyBit(root->op_key);
   }
 }
 
 const std::vector<const RewritePattern*>* GreedyRewriteDriver::patternsFor(
     const ir::Node& node) const {
+  if ((root_key_bits_ & keyBit(node.opKey())) == 0) return nullptr;
   for (const Root& root : roots_) {
     // The key rules out nearly every other node without reading its NodeProto.
     if (root.op_key == node.opKey() && root.op_type == node.opType() &&

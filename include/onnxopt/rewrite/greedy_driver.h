@@ -65,6 +65,9 @@ class ONNXOPT_API GreedyRewriteDriver {
     std::vector<const RewritePattern*> patterns;
   };
   std::vector<Root> roots_;
+  // Bit (op_key % 64) of every root: one test rules out most nodes before the list is scanned
+  // (eliminate-nop-expand alone has two dozen roots).
+  uint64_t root_key_bits_ = 0;
 };
 
 }  // namespace onnxopt
