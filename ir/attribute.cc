@@ -13,47 +13,49 @@ Attribute& Attribute::operator=(Attribute&&) noexcept = default;
 Attribute::~Attribute() = default;
 
 namespace {
-onnx::AttributeProto named(const std::string& name, onnx::AttributeProto::AttributeType kind) {
-  onnx::AttributeProto proto;
-  proto.set_name(name);
-  proto.set_type(kind);
+// Made where it stays (no message built on the stack and swapped over).
+ProtoPtr<onnx::AttributeProto> named(const std::string& name,
+                                     onnx::AttributeProto::AttributeType kind) {
+  ProtoPtr<onnx::AttributeProto> proto(new onnx::AttributeProto);
+  proto->set_name(name);
+  proto->set_type(kind);
   return proto;
 }
 }  // namespace
 
 Attribute Attribute::makeInt(const std::string& name, int64_t value) {
-  onnx::AttributeProto proto = named(name, onnx::AttributeProto::INT);
-  proto.set_i(value);
+  ProtoPtr<onnx::AttributeProto> proto = named(name, onnx::AttributeProto::INT);
+  proto->set_i(value);
   return Attribute(std::move(proto));
 }
 
 Attribute Attribute::makeFloat(const std::string& name, float value) {
-  onnx::AttributeProto proto = named(name, onnx::AttributeProto::FLOAT);
-  proto.set_f(value);
+  ProtoPtr<onnx::AttributeProto> proto = named(name, onnx::AttributeProto::FLOAT);
+  proto->set_f(value);
   return Attribute(std::move(proto));
 }
 
 Attribute Attribute::makeString(const std::string& name, std::string value) {
-  onnx::AttributeProto proto = named(name, onnx::AttributeProto::STRING);
-  proto.set_s(std::move(value));
+  ProtoPtr<onnx::AttributeProto> proto = named(name, onnx::AttributeProto::STRING);
+  proto->set_s(std::move(value));
   return Attribute(std::move(proto));
 }
 
 Attribute Attribute::makeInts(const std::string& name, absl::Span<const int64_t> values) {
-  onnx::AttributeProto proto = named(name, onnx::AttributeProto::INTS);
-  proto.mutable_ints()->Add(values.begin(), values.end());
+  ProtoPtr<onnx::AttributeProto> proto = named(name, onnx::AttributeProto::INTS);
+  proto->mutable_ints()->Add(values.begin(), values.end());
   return Attribute(std::move(proto));
 }
 
 Attribute Attribute::makeFloats(const std::string& name, absl::Span<const float> values) {
-  onnx::AttributeProto proto = named(name, onnx::AttributeProto::FLOATS);
-  proto.mutable_floats()->Add(values.begin(), values.end());
+  ProtoPtr<onnx::AttributeProto> proto = named(name, onnx::AttributeProto::FLOATS);
+  proto->mutable_floats()->Add(values.begin(), values.end());
   return Attribute(std::move(proto));
 }
 
 Attribute Attribute::makeTensor(const std::string& name, onnx::TensorProto value) {
-  onnx::AttributeProto proto = named(name, onnx::AttributeProto::TENSOR);
-  proto.mutable_t()->Swap(&value);
+  ProtoPtr<onnx::AttributeProto> proto = named(name, onnx::AttributeProto::TENSOR);
+  proto->mutable_t()->Swap(&value);
   return Attribute(std::move(proto));
 }
 
