@@ -522,10 +522,11 @@ class RemoveNopExpand final : public RewritePattern {
     if (!facts.error.ok()) return rewriter.emitError(expand, facts.error);
     const bool nop = facts.target_shape_of == input || isNop(facts);
     if (!nop) {
-      return rewriter.notifyMatchFailure(
-          expand, facts.dims ? absl::StrCat("the output is not provably the input's shape ",
-                                            shapeToString(facts.input_shape))
-                             : facts.why_unknown);
+      return rewriter.notifyMatchFailure(expand, [&facts] {
+        return facts.dims ? absl::StrCat("the output is not provably the input's shape ",
+                                         shapeToString(facts.input_shape))
+                          : facts.why_unknown;
+      });
     }
 
     // Can X take every use of E, graph outputs included?
