@@ -7,7 +7,9 @@
 namespace onnxopt::ir {
 
 Graph::Graph(Model* model, Node* parent_node)
-    : model_(model), parent_node_(parent_node), proto_(newProto<onnx::GraphProto>(arena())) {}
+    : model_(model), parent_node_(parent_node), proto_(newProto<onnx::GraphProto>(arena())) {
+  if (model_ != nullptr) ++model_->num_graphs_;
+}
 // Destroying a subgraph inside its owner's destructor would recurse once per level of nesting:
 // every nested graph is moved out to a list first and destroyed from there, without subgraphs.
 Graph::~Graph() {
@@ -27,6 +29,7 @@ Graph::~Graph() {
     nested.pop_back();
     take_subgraphs(*graph);
   }
+  if (model_ != nullptr) --model_->num_graphs_;
 }
 
 google::protobuf::Arena* Graph::arena() const {

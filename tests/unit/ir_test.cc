@@ -94,6 +94,43 @@ TEST(ProtoPtrTest, OwnsHeapMessagesAndBorrowsArenaOnesThroughMoves) {
   EXPECT_NE(moved.get(), on_arena);
 }
 
+TEST(IrTest, ModelCountsItsGraphsAndForEachGraphFindsEverySubgraph) {
+  auto visited = [](Graph& graph) {
+    std::vector<const Graph*> graphs;
+    forEachGraph(graph, [&graphs](Graph& g) { graphs.push_back(&g); });
+    return graphs.size();
+  };
+  auto flat = parseModel(kChain);
+  ASSERT_NE(flat, nullptr);
+  EXPECT_EQ(flat->numGraphs(), 1u);
+  EXPECT_EQ(visited(flat->graph()), 1u);
+
+  auto nested = parseModel(kIfCapturingOuterValue);
+  ASSERT_NE(nested, nullptr);
+  EXPECT_EQ(nested->numGraphs(), 3u);
+  EXPECT_EQ(visited(nested->graph()), 3u);
+  Node* if_node = nested->graph().lastNode();
+  ASSERT_TRUE(if_node->removeAttr("else_branch"));
+  EXPECT_EQ(nested->numGraphs(), 2u);
+  EXPECT_EQ(visited(nested->graph()), 2u);
+
+  // A graph made on its own and attached later is found too.
+  auto made = std::make_unique<Graph>(flat.get());
+  EXPECT_EQ(flat->numGraphs(), 2u);
+  Graph* made_graph = made.get();
+  Attribute branch(onnx::AttributeProto{});
+  branch.mutableProto().set_name("body");
+  branch.mutableProto().set_type(onnx::AttributeProto::GRAPH);
+  branch.mutableGraphs().push_back(std::move(made));
+  flat->graph().firstNode()->setAttr(std::move(branch));
+  std::vector<const Graph*> graphs;
+  forEachGraph(flat->graph(), [&graphs](Graph& g) { graphs.push_back(&g); });
+  ASSERT_EQ(graphs.size(), 2u);
+  EXPECT_EQ(graphs[1], made_graph);
+  ASSERT_TRUE(flat->graph().firstNode()->removeAttr("body"));
+  EXPECT_EQ(flat->numGraphs(), 1u);
+}
+
 TEST(IrTest, ImportKeepsOrderAndUses) {
   auto model = parseModel(kChain);
   Graph& graph = model->graph();

@@ -379,6 +379,10 @@ class ONNXOPT_API Model {
   // The clock of Node::touchedAt(): each call returns a tick later than any before.
   uint64_t advanceTouchClock() { return ++touch_clock_; }
 
+  // How many graphs of this model exist: the main graph, every subgraph, and graphs made for it
+  // but not (or no longer) attached to a node. 1 means there is no subgraph to look for.
+  size_t numGraphs() const { return num_graphs_; }
+
   // Names in use across all scopes, built on first use.
   NameTable& valueNames();
   NameTable& nodeNames();
@@ -403,6 +407,8 @@ class ONNXOPT_API Model {
   // refer to it, which may outlive the model.
   std::shared_ptr<google::protobuf::Arena> arena_;
   ProtoPtr<onnx::ModelProto> proto_;
+  // Kept by Graph's constructor and destructor; declared before graph_, which goes first.
+  size_t num_graphs_ = 0;
   std::unique_ptr<Graph> graph_;
   std::string base_dir_;
   std::unique_ptr<NameTable> value_names_;
@@ -428,6 +434,8 @@ ONNXOPT_API std::string graphTooDeepMessage(absl::string_view graph, absl::strin
 template <typename Fn>
 void forEachGraph(Graph& graph, Fn&& fn) {
   fn(graph);
+  // Finding subgraphs reads every node's attributes; most models have none to find.
+  if (graph.model() != nullptr && graph.model()->numGraphs() == 1) return;
   for (Node& node : graph) {
     for (Attribute& attribute : node.mutableAttributes()) {
       for (auto& subgraph : attribute.mutableGraphs()) forEachGraph(*subgraph, fn);
