@@ -78,12 +78,16 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::run(ir::Model& model) {
     all_nodes.clear();
     const uint64_t touched_after = iteration == 1 ? config_.revisit_touched_after : 0;
     int64_t live_nodes = 0;
-    ir::forEachGraph(model.graph(), [&all_nodes, &live_nodes, touched_after](ir::Graph& graph) {
-      for (ir::Node& node : graph) {
-        ++live_nodes;
-        if (touched_after == 0 || node.touchedAt() > touched_after) all_nodes.push_back(&node);
-      }
-    });
+    if (touched_after != 0 && model.mainGraphNodesTouchedAfter(touched_after, &all_nodes)) {
+      live_nodes = static_cast<int64_t>(model.graph().numNodes());
+    } else {
+      ir::forEachGraph(model.graph(), [&all_nodes, &live_nodes, touched_after](ir::Graph& graph) {
+        for (ir::Node& node : graph) {
+          ++live_nodes;
+          if (touched_after == 0 || node.touchedAt() > touched_after) all_nodes.push_back(&node);
+        }
+      });
+    }
     // Pushed in reverse so that they pop in order: producers before their users.
     worklist.reserve(all_nodes.size());
     for (auto it = all_nodes.rbegin(); it != all_nodes.rend(); ++it) worklist.seed(*it);

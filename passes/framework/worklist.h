@@ -20,7 +20,11 @@ class Worklist {
   // A node a rewrite touched: queued, and marked.
   void push(ir::Node* node) {
     if (node->isErased()) return;
-    node->setTouchedAt(touch_tick_);
+    if (ir::Model* model = node->graph()->model()) {
+      model->touch(node, touch_tick_);
+    } else {
+      node->setTouchedAt(touch_tick_);
+    }
     seed(node);
   }
   // A node offered because an iteration starts: queued, not marked.

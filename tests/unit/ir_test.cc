@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -129,6 +130,44 @@ TEST(IrTest, ModelCountsItsGraphsAndForEachGraphFindsEverySubgraph) {
   EXPECT_EQ(graphs[1], made_graph);
   ASSERT_TRUE(flat->graph().firstNode()->removeAttr("body"));
   EXPECT_EQ(flat->numGraphs(), 1u);
+}
+
+TEST(IrTest, TouchLogFindsMainGraphNodesTouchedAfterATick) {
+  auto model = parseModel(kIfCapturingOuterValue);
+  ASSERT_NE(model, nullptr);
+  Graph& graph = model->graph();
+  Node* relu = graph.firstNode();
+  Node* if_node = graph.lastNode();
+  Node* then_node = if_node->attr("then_branch")->graphs().front()->firstNode();
+  auto touched_after = [&model](uint64_t tick) -> std::optional<std::vector<Node*>> {
+    std::vector<Node*> nodes;
+    if (!model->mainGraphNodesTouchedAfter(tick, &nodes)) return std::nullopt;
+    return nodes;
+  };
+
+  const uint64_t first = model->advanceTouchClock();
+  model->touch(if_node, first);
+  model->touch(relu, first);
+  model->touch(if_node, first);  // once per tick
+  EXPECT_EQ(if_node->touchedAt(), first);
+  EXPECT_EQ(touched_after(0), (std::vector<Node*>{if_node, relu}));
+  EXPECT_EQ(touched_after(first), std::vector<Node*>{});
+
+  const uint64_t second = model->advanceTouchClock();
+  model->touch(if_node, second);
+  EXPECT_EQ(touched_after(0), (std::vector<Node*>{relu, if_node})) << "by last touch, once each";
+  EXPECT_EQ(touched_after(first), std::vector<Node*>{if_node});
+
+  const uint64_t third = model->advanceTouchClock();
+  model->touch(then_node, third);
+  EXPECT_EQ(then_node->touchedAt(), third);
+  EXPECT_EQ(touched_after(second), std::nullopt) << "a subgraph node: the caller must walk";
+  EXPECT_EQ(touched_after(third), std::vector<Node*>{});
+
+  graph.eraseNode(if_node);
+  const uint64_t fourth = model->advanceTouchClock();
+  model->touch(relu, fourth);
+  EXPECT_EQ(touched_after(third), std::vector<Node*>{relu});
 }
 
 TEST(IrTest, ImportKeepsOrderAndUses) {

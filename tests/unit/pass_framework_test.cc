@@ -315,6 +315,32 @@ TEST(PassManager, LaterRoundsOfferPatternPassesOnlyTheNodesTouchedSince) {
   EXPECT_EQ(model->graph().lastNode()->intAttr("transB", 0), 1);
 }
 
+// Later rounds find the touched main-graph nodes in the model's touch log; a touched subgraph
+// node is not logged, and sends the next round back to walking the graphs.
+TEST(PassManager, LaterRoundsFindNodesTouchedInsideSubgraphs) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+branchy (bool C, float[2, 4] X) => (float[2, 4] Y) <float[4, 4] W = {1.0, 2.0, 3.0, 4.0, 5.0,
+    6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0}> {
+  r = Relu(X)
+  Y = If(C) <then_branch = t () => (float[2, 4] a) {
+                Wt = Transpose<perm = [1, 0]>(W)
+                a = Gemm(r, Wt)
+              },
+              else_branch = e () => (float[2, 4] b) { b = Neg(r) }>
+}
+)");
+  ASSERT_NE(model, nullptr);
+  absl::StatusOr<PipelineReport> report =
+      runToFixedPoint(*model, "eliminate-dead-nodes,fuse-transpose-gemm");
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->rounds, 2);
+  ASSERT_EQ(report->runs.size(), 4u);
+  EXPECT_TRUE(report->runs[1].changed);
+  EXPECT_EQ(report->runs[2].statistics.nodes_visited, 1) << "the Gemm rewritten in the branch";
+  EXPECT_EQ(report->runs[3].statistics.nodes_visited, 0);
+}
+
 TEST(PassManager, AChangeMadeWithoutTheRewriterMakesTheNextRoundVisitEveryNode) {
   auto model = parseModel(reluChainIntoTransposedGemm());
   absl::StatusOr<PipelineReport> report =

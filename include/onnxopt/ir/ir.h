@@ -378,6 +378,14 @@ class ONNXOPT_API Model {
 
   // The clock of Node::touchedAt(): each call returns a tick later than any before.
   uint64_t advanceTouchClock() { return ++touch_clock_; }
+  // Marks `node` (of this model) touched at `tick`, the clock's latest, and logs it, so that
+  // the nodes touched after a tick can be found without walking the graphs. Rewriters call it
+  // for every node they queue; Node::setTouchedAt alone is not logged.
+  void touch(Node* node, uint64_t tick);
+  // Appends to `nodes` the main graph's nodes touched after `tick` and not erased, each once,
+  // in the order of their last touch, and returns true. Returns false, appending nothing, when a
+  // subgraph's node was touched after `tick`: the caller then walks the graphs.
+  bool mainGraphNodesTouchedAfter(uint64_t tick, std::vector<Node*>* nodes) const;
 
   // How many graphs of this model exist: the main graph, every subgraph, and graphs made for it
   // but not (or no longer) attached to a node. 1 means there is no subgraph to look for.
@@ -414,6 +422,11 @@ class ONNXOPT_API Model {
   std::unique_ptr<NameTable> value_names_;
   std::unique_ptr<NameTable> node_names_;
   uint64_t touch_clock_ = 0;
+  // (tick, node) for each touch of a main-graph node, ticks in order; a node touched twice in
+  // one tick is logged once. Main-graph nodes live as long as the model, so the log never
+  // dangles; subgraphs may go, so their touches only move last_subgraph_touch_.
+  std::vector<std::pair<uint64_t, Node*>> touch_log_;
+  uint64_t last_subgraph_touch_ = 0;
 };
 
 // How deep subgraphs may nest (the main graph is level 0). The importer, the verifier, saving,
