@@ -88,7 +88,8 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::run(ir::Model& model) {
         }
       });
     }
-    // Pushed in reverse so that they pop in order: producers before their users.
+    // Pushed in reverse so that they pop in order: list order (producers before their users),
+    // or for a later round, the order of their last touch.
     worklist.reserve(all_nodes.size());
     for (auto it = all_nodes.rbegin(); it != all_nodes.rend(); ++it) worklist.seed(*it);
     const int64_t rewrite_limit = config_.max_rewrites_per_iteration > 0
