@@ -1,15 +1,21 @@
 #include "onnxopt/ir/type.h"
 
+#include <mutex>
+
+#include "absl/container/node_hash_set.h"
+
 namespace onnxopt::ir {
 
-bool Dim::provablyEquals(const Dim& other) const {
-  if (isKnown() && other.isKnown()) return value_ == other.value_;
-  if (isSymbolic() && other.isSymbolic()) return symbol_ == other.symbol_;
-  return false;
-}
+const std::string Dim::kUnknownMark;
 
-bool Dim::operator==(const Dim& other) const {
-  return kind_ == other.kind_ && value_ == other.value_ && symbol_ == other.symbol_;
+const std::string* Dim::internSymbol(absl::string_view symbol) {
+  static std::mutex mutex;
+  // Never freed: dims held by static objects may still be read during exit.
+  static auto* const symbols = new absl::node_hash_set<std::string>();
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto it = symbols->find(symbol);
+  if (it == symbols->end()) it = symbols->emplace(symbol).first;
+  return &*it;
 }
 
 Type Type::tensor(int32_t elem_type, std::optional<Shape> shape) {

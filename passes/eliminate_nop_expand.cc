@@ -99,7 +99,7 @@ std::optional<int64_t> intAttr(const ir::Node& node, absl::string_view name, boo
 // ---------------------------------------------------------------------------------------------
 
 struct ShapeValue {
-  std::vector<ir::Dim> elems;
+  ir::Shape elems;
   bool scalar = false;
 };
 

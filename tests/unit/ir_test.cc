@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <optional>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -389,6 +391,34 @@ g (float[N,4,?] X) => (float[N,4,?] Y) { Y = Relu(X) }
   ASSERT_TRUE(saved.ok());
   ASSERT_EQ(saved->graph().value_info_size(), 1);
   EXPECT_EQ(saved->graph().value_info(0).name(), "Y");
+}
+
+TEST(IrTest, DimsCompareSymbolsByTextWhereverTheyWereMade) {
+  std::vector<Dim> from_threads(8, Dim::unknown());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < from_threads.size(); ++i) {
+    threads.emplace_back([&from_threads, i] {
+      from_threads[i] = Dim::symbolic(std::string("sequence_length_of_") + "thread_test");
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const Dim here = Dim::symbolic("sequence_length_of_thread_test");
+  for (const Dim& dim : from_threads) {
+    EXPECT_EQ(dim, here);
+    EXPECT_TRUE(dim.provablyEquals(here));
+    EXPECT_EQ(dim.symbol(), "sequence_length_of_thread_test");
+  }
+  EXPECT_NE(Dim::symbolic("N"), Dim::symbolic("M"));
+  EXPECT_FALSE(Dim::symbolic("N").provablyEquals(Dim::symbolic("M")));
+  EXPECT_FALSE(Dim::symbolic("N").provablyEquals(Dim::known(0)));
+  EXPECT_FALSE(Dim::unknown().provablyEquals(Dim::unknown()));
+  EXPECT_EQ(Dim::unknown(), Dim::unknown()) << "the same description, not the same size";
+  EXPECT_EQ(Dim::symbolic("").kind(), Dim::Kind::kSymbolic);
+  EXPECT_NE(Dim::symbolic(""), Dim::unknown());
+  EXPECT_EQ(Dim::known(3).symbol(), "");
+  EXPECT_EQ(Dim::unknown().kind(), Dim::Kind::kUnknown);
+  EXPECT_TRUE(Dim::known(0).provablyEquals(Dim::known(0)));
+  EXPECT_FALSE(Dim::known(0).provablyEquals(Dim::known(1)));
 }
 
 TEST(IrTest, AttributesReadAndWrite) {

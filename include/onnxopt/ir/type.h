@@ -5,41 +5,61 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/string_view.h"
 #include "onnx/onnx_pb.h"
 #include "onnxopt/export.h"
 
 namespace onnxopt::ir {
 
 // One dimension of a tensor shape: a known size, a named symbol (`N`, `batch`), or nothing known.
+//
+// Two words, trivially copyable: shapes are copied and compared all the time while passes ask
+// about types. Symbols are interned for the life of the process (a model names a handful of
+// them), so two dims with the same symbol hold the same pointer.
 class ONNXOPT_API Dim {
  public:
   enum class Kind { kKnown, kSymbolic, kUnknown };
 
-  static Dim known(int64_t value) { return Dim(Kind::kKnown, value, {}); }
-  static Dim symbolic(std::string symbol) { return Dim(Kind::kSymbolic, 0, std::move(symbol)); }
-  static Dim unknown() { return Dim(Kind::kUnknown, 0, {}); }
+  static Dim known(int64_t value) { return Dim(value, nullptr); }
+  static Dim symbolic(absl::string_view symbol) { return Dim(0, internSymbol(symbol)); }
+  static Dim unknown() { return Dim(0, &kUnknownMark); }
 
-  Kind kind() const { return kind_; }
-  bool isKnown() const { return kind_ == Kind::kKnown; }
-  bool isSymbolic() const { return kind_ == Kind::kSymbolic; }
-  bool isUnknown() const { return kind_ == Kind::kUnknown; }
+  Kind kind() const {
+    return symbol_ == nullptr ? Kind::kKnown
+           : symbol_ == &kUnknownMark ? Kind::kUnknown
+                                      : Kind::kSymbolic;
+  }
+  bool isKnown() const { return symbol_ == nullptr; }
+  bool isSymbolic() const { return symbol_ != nullptr && symbol_ != &kUnknownMark; }
+  bool isUnknown() const { return symbol_ == &kUnknownMark; }
   int64_t value() const { return value_; }
-  const std::string& symbol() const { return symbol_; }
+  // Empty unless symbolic.
+  const std::string& symbol() const { return isSymbolic() ? *symbol_ : kUnknownMark; }
 
   // Two dims are provably equal when both are the same known size or the same symbol.
-  bool provablyEquals(const Dim& other) const;
-  bool operator==(const Dim& other) const;
+  bool provablyEquals(const Dim& other) const {
+    return !isUnknown() && symbol_ == other.symbol_ && value_ == other.value_;
+  }
+  bool operator==(const Dim& other) const {
+    return symbol_ == other.symbol_ && value_ == other.value_;
+  }
   bool operator!=(const Dim& other) const { return !(*this == other); }
 
  private:
-  Dim(Kind kind, int64_t value, std::string symbol)
-      : kind_(kind), value_(value), symbol_(std::move(symbol)) {}
-  Kind kind_;
-  int64_t value_;
-  std::string symbol_;
-};
+  Dim(int64_t value, const std::string* symbol) : value_(value), symbol_(symbol) {}
+  // The one copy of `symbol`, made on first use and never freed.
+  static const std::string* internSymbol(absl::string_view symbol);
+  // Marks an unknown dim (its text is empty, which no symbol is).
+  static const std::string kUnknownMark;
 
-using Shape = std::vector<Dim>;
+  int64_t value_;
+  const std::string* symbol_;  // null for a known size
+};
+static_assert(sizeof(Dim) == 2 * sizeof(int64_t), "a Dim is meant to fit in two words");
+
+// Most tensors have rank 4 or less: their shapes need no heap memory.
+using Shape = absl::InlinedVector<Dim, 4>;
 
 // The type of a value as passes see it. Only tensor types are modelled; a value of any other type
 // (sequence, map, optional, sparse) or of no recorded type reads as `isTensor() == false`.
