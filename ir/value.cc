@@ -29,6 +29,12 @@ void Value::setType(const Type& type) {
   type.writeTo(value_info_->mutable_type());
 }
 
+void Value::swapValueInfo(Value& other) {
+  if (graph_ != other.graph_) return;
+  std::swap(value_info_, other.value_info_);
+  std::swap(value_info_order_, other.value_info_order_);
+}
+
 uint32_t Value::addUse(const Use& use) {
   uses_.push_back(use);
   return static_cast<uint32_t>(uses_.size() - 1);

@@ -279,10 +279,12 @@ class FuseMatMulAdd final : public RewritePattern {
 
     // ---- rewrite ----
     const std::string gemm_name = fusedName(matmul.name(), add.name());
-    const std::string out_name = add.output(0)->name();
+    // The Add's output keeps its name until replaceNode() below.
+    const std::string& out_name = add.output(0)->name();
     auto create = [&rewriter](const std::string& op_type, absl::Span<ir::Value* const> inputs,
                               const std::string& output_hint, const std::string& node_name) {
-      return rewriter.createNode(op_type, inputs, {output_hint}, "", node_name);
+      return rewriter.createNode(op_type, inputs, absl::MakeConstSpan(&output_hint, 1), "",
+                                 node_name);
     };
 
     if (!reshape) {

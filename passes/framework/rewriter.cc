@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/container/inlined_vector.h"
+
 #include "absl/strings/str_cat.h"
 #include "describe.h"
 #include "onnxopt/pass/pass.h"
@@ -174,7 +176,7 @@ ir::Node* PatternRewriter::createNode(const std::string& op_type,
   // valid, a null would crash the pattern.
   beginChange(*offered_root_);
   ir::Node* before = matched_root_ ? matched_root_ : offered_root_;
-  std::vector<std::string> names;
+  absl::InlinedVector<std::string, 2> names;
   names.reserve(output_name_hints.size());
   for (const std::string& hint : output_name_hints) {
     names.push_back(model_.valueNames().fresh(hint.empty() ? op_type : hint));
@@ -213,14 +215,16 @@ void PatternRewriter::replaceAllUsesWith(ir::Value& from, ir::Value& to) {
   const bool to_is_new = to.producer() != nullptr && std::find(created_.begin(), created_.end(),
                                                                to.producer()) != created_.end();
   const bool swap_names = to_is_new || isMainGraphOutput(from);
-  // The replacement computes the same thing, so it has the same type.
-  if (to.valueInfo() == nullptr && from.type().isTensor()) to.setType(from.type());
-  from.replaceAllUsesWith(&to);
-  if (swap_names) {
-    std::string to_name = to.name();
-    to.setName(from.name());
-    from.setName(std::move(to_name));
+  // The replacement computes the same thing, so it has the same type. When it takes over the
+  // name, it takes over the declaration too, in its place in value_info.
+  if (swap_names && to.valueInfo() == nullptr && from.valueInfo() != nullptr &&
+      to.graph() == from.graph()) {
+    to.swapValueInfo(from);
+  } else if (to.valueInfo() == nullptr && from.type().isTensor()) {
+    to.setType(from.type());
   }
+  from.replaceAllUsesWith(&to);
+  if (swap_names) to.swapName(from);
   pushProducer(&from);
   ++change_count_;
 }
@@ -268,7 +272,8 @@ void PatternRewriter::erase(ir::Node& node) {
   for (ir::Attribute& attribute : node.mutableAttributes()) {
     collectRegion(attribute, *node.graph(), &region);
   }
-  std::vector<const ir::Value*> operands(node.inputs().begin(), node.inputs().end());
+  const absl::InlinedVector<const ir::Value*, 4> operands(node.inputs().begin(),
+                                                         node.inputs().end());
   node.graph()->eraseNode(&node);
   worklist_.forget(&node);
   for (ir::Node* nested : region.nodes) worklist_.forget(nested);

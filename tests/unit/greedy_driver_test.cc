@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "onnxopt/ir/printer.h"
+#include "onnxopt/ir/serialization.h"
 #include "test_models.h"
 #include "gtest/gtest.h"
 #include "onnxopt/ir/verifier.h"
@@ -156,6 +157,42 @@ named (float[N] X) => (float[N] Y) {
     EXPECT_EQ(sigmoid->name(), expected) << "hint '" << hint << "'";
     EXPECT_EQ(sigmoid->output(0)->name(), "Y");
   }
+}
+
+TEST(GreedyDriver, ReplacementTakesOverTheDeclarationInItsPlace) {
+  onnx::ModelProto proto = testing::parseProto(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+declared (float[N] X) => (float[N] Y) {
+  n = Neg(X)
+  r = Relu(n)
+  Y = Abs(r)
+}
+)");
+  for (const char* name : {"n", "r", "Y_before"}) {
+    onnx::ValueInfoProto* info = proto.mutable_graph()->add_value_info();
+    info->set_name(name);
+    info->set_doc_string(std::string("about ") + name);
+    ir::Type::tensor(onnx::TensorProto::FLOAT, ir::Shape{ir::Dim::symbolic("N")})
+        .writeTo(info->mutable_type());
+  }
+  auto model = ir::importModel(std::move(proto));
+  ASSERT_TRUE(model.ok()) << model.status();
+  RewritePatternSet patterns;
+  patterns.add<ReluToNamedSigmoid>("sigmoid");
+  DriverRun run;
+  runDriver(**model, patterns, run);
+  ASSERT_TRUE(run.result.ok()) << run.result.status();
+
+  const ir::Value* r = (*model)->graph().findValue("r");
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(r->producer()->is("Sigmoid"));
+  ASSERT_NE(r->valueInfo(), nullptr);
+  EXPECT_EQ(r->valueInfo()->doc_string(), "about r");
+  auto saved = ir::exportModel(**model);
+  ASSERT_TRUE(saved.ok()) << saved.status();
+  std::vector<std::string> order;
+  for (const auto& info : saved->graph().value_info()) order.push_back(info.name());
+  EXPECT_EQ(order, (std::vector<std::string>{"n", "r", "Y_before"}));
 }
 
 TEST(GreedyDriver, IterationCapReportsNonConvergence) {

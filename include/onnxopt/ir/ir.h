@@ -70,6 +70,8 @@ class ONNXOPT_API Value {
   const std::string& name() const { return name_; }
   // Callers pick names from Model::valueNames() so that they stay unique.
   void setName(std::string name) { name_ = std::move(name); }
+  // Exchanges the two values' names (no copy).
+  void swapName(Value& other) { name_.swap(other.name_); }
 
   // The graph (scope) this value is defined in.
   Graph* graph() const { return graph_; }
@@ -99,6 +101,10 @@ class ONNXOPT_API Value {
   // The graph's value_info entry for this value, if the model had one (its `name` field is not
   // kept in sync: name() is the truth).
   const onnx::ValueInfoProto* valueInfo() const { return value_info_.get(); }
+  // Exchanges the two values' value_info entries, each keeping its place in the graph's list;
+  // for a value taking over from another that computes the same thing. Both values must be in
+  // the same graph; values of different graphs are left alone.
+  void swapValueInfo(Value& other);
   // The graph's input declaration, for graph inputs.
   const onnx::ValueInfoProto* inputInfo() const { return input_info_.get(); }
 
@@ -148,7 +154,7 @@ class ONNXOPT_API Node {
   const std::string& domain() const { return proto_->domain(); }
   void setDomain(const std::string& domain);
   const std::string& name() const { return proto_->name(); }
-  void setName(const std::string& name) { proto_->set_name(name); }
+  void setName(std::string name) { proto_->set_name(std::move(name)); }
   bool is(absl::string_view op_type, absl::string_view domain = "") const;
   // A fingerprint of (op type, domain), equal for equal pairs ("" and "ai.onnx" alike), kept
   // beside the list links: a walk looking for a few op types rules the other nodes out without
