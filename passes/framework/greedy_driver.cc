@@ -53,9 +53,7 @@ GreedyRewriteDriver::GreedyRewriteDriver(const RewritePatternSet& patterns,
 
 const std::vector<const RewritePattern*>* GreedyRewriteDriver::patternsFor(
     const ir::Node& node) const {
-  if ((root_key_bits_ & keyBit(node.opKey())) == 0) return nullptr;
   for (const Root& root : roots_) {
-    // The key rules out nearly every other node without reading its NodeProto.
     if (root.op_key == node.opKey() && root.op_type == node.opType() &&
         root.domain == canonicalDomain(node.domain())) {
       return &root.patterns;
@@ -106,6 +104,8 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::run(ir::Model& model) {
         changed = true;
         continue;
       }
+      // The key rules out nearly every other node without reading its NodeProto.
+      if ((root_key_bits_ & keyBit(node->opKey())) == 0) continue;
       const std::vector<const RewritePattern*>* patterns = patternsFor(*node);
       if (patterns == nullptr) continue;
       for (const RewritePattern* pattern : *patterns) {

@@ -210,6 +210,21 @@ std::optional<std::vector<int64_t>> ShapeOracle::constantInts(const ir::Value& v
   return std::vector<int64_t>(tensor->int64_data().begin(), tensor->int64_data().end());
 }
 
+void ShapeOracle::switchToGraph(const ir::Graph& graph) {
+  last_graph_ = &graph;
+  last_answers_ = &known_by_graph_[&graph];
+}
+
+std::vector<const Type*>& ShapeOracle::answersIn(const ir::Graph& graph) {
+  if (&graph != last_graph_) switchToGraph(graph);
+  return *last_answers_;
+}
+
+const Type* ShapeOracle::known(const ir::Value& value) {
+  const std::vector<const Type*>& answers = answersIn(*value.graph());
+  return value.ordinal() < answers.size() ? answers[value.ordinal()] : nullptr;
+}
+
 std::optional<int64_t> ShapeOracle::rankOf(const ir::Value& value) { return typeOf(value).rank(); }
 
 void ShapeOracle::forget(const ir::Node& node) {
@@ -264,19 +279,6 @@ bool declaredFullyKnown(const ir::Value& value) {
 
 const Type kNothingKnown;
 }  // namespace
-
-std::vector<const Type*>& ShapeOracle::answersIn(const ir::Graph& graph) {
-  if (&graph != last_graph_) {
-    last_graph_ = &graph;
-    last_answers_ = &known_by_graph_[&graph];
-  }
-  return *last_answers_;
-}
-
-const Type* ShapeOracle::known(const ir::Value& value) {
-  const std::vector<const Type*>& answers = answersIn(*value.graph());
-  return value.ordinal() < answers.size() ? answers[value.ordinal()] : nullptr;
-}
 
 const Type& ShapeOracle::typeOf(const ir::Value& value) {
   if (const Type* answer = known(value)) return *answer;

@@ -56,6 +56,7 @@ class ONNXOPT_API ShapeOracle {
   // goes.
   const ir::Type& remember(const ir::Value& value, ir::Type type);
   std::vector<const ir::Type*>& answersIn(const ir::Graph& graph);
+  void switchToGraph(const ir::Graph& graph);
 
   ir::Model& model_;
   std::deque<ir::Type> answers_;
