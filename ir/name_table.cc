@@ -1,18 +1,121 @@
 #include "onnxopt/ir/name_table.h"
 
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 
 namespace onnxopt::ir {
+namespace {
+
+constexpr uint64_t kMultiplier = 0x9e3779b97f4a7c15ULL;
+
+uint64_t load64(const char* p) {
+  uint64_t word;
+  std::memcpy(&word, p, sizeof word);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  word = __builtin_bswap64(word);
+#endif
+  return word;
+}
+
+uint32_t load32(const char* p) {
+  uint32_t word;
+  std::memcpy(&word, p, sizeof word);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  word = __builtin_bswap32(word);
+#endif
+  return word;
+}
+
+uint64_t byteAt(const char* p, size_t i) { return static_cast<unsigned char>(p[i]); }
+
+// MurmurHash3's 64-bit finalizer: every input bit affects every output bit.
+uint64_t avalanche(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
+// 0 marks a free slot; the one hash that is 0 is stored as 1 (at worst a name is passed over).
+uint64_t nonZero(uint64_t hash) { return hash == 0 ? 1 : hash; }
+
+}  // namespace
+
+uint64_t NameTable::hashOf(absl::string_view name) {
+  // Eight bytes at a time, each word mixed in before the next, the last word overlapping the one
+  // before it: the words cover every byte, so names of one length differ in some word. Bytes are
+  // read in little-endian order, so the hash is the same on every machine.
+  const char* p = name.data();
+  const size_t n = name.size();
+  uint64_t h = n * kMultiplier;
+  auto mix = [&h](uint64_t word) {
+    h ^= word * 0x87c37b91114253d5ULL;
+    h = ((h << 31) | (h >> 33)) * kMultiplier;
+  };
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) mix(load64(p + i));
+    mix(load64(p + n - 8));
+  } else if (n >= 4) {
+    mix(load32(p) | uint64_t{load32(p + n - 4)} << 32);
+  } else if (n > 0) {
+    mix(byteAt(p, 0) | byteAt(p, n / 2) << 8 | byteAt(p, n - 1) << 16);
+  }
+  return nonZero(avalanche(h));
+}
+
+void NameTable::expect(size_t count) {
+  size_t capacity = 16;
+  while (capacity < 2 * count) capacity *= 2;
+  if (capacity > slots_.size()) grow(capacity);
+}
+
+bool NameTable::contains(absl::string_view name) const {
+  if (slots_.empty()) return false;
+  const uint64_t hash = hashOf(name);
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    if (slots_[i] == hash) return true;
+    if (slots_[i] == 0) return false;
+  }
+}
+
+bool NameTable::insert(uint64_t hash) {
+  if (4 * (size_ + 1) > 3 * slots_.size()) grow(slots_.empty() ? 16 : 2 * slots_.size());
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    if (slots_[i] == hash) return false;
+    if (slots_[i] == 0) {
+      slots_[i] = hash;
+      ++size_;
+      return true;
+    }
+  }
+}
+
+void NameTable::grow(size_t capacity) {
+  std::vector<uint64_t> old(capacity, 0);
+  old.swap(slots_);
+  const size_t mask = capacity - 1;
+  for (uint64_t hash : old) {
+    if (hash == 0) continue;
+    size_t i = hash & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = hash;
+  }
+}
 
 std::string NameTable::fresh(absl::string_view base) {
   const uint64_t base_hash = hashOf(base);
-  if (hashes_.insert(base_hash).second) return std::string(base);
+  if (insert(base_hash)) return std::string(base);
   // Remembering the next suffix per base keeps repeated requests for one base linear overall.
   int64_t& suffix = next_suffix_[base_hash];
   std::string candidate;
   do {
     candidate = absl::StrCat(base, "_", ++suffix);
-  } while (!hashes_.insert(hashOf(candidate)).second);
+  } while (!insert(hashOf(candidate)));
   return candidate;
 }
 

@@ -322,6 +322,30 @@ TEST(IrTest, FreshNamesAvoidEveryScope) {
   EXPECT_EQ(names.fresh("fresh"), "fresh");
   EXPECT_EQ(names.fresh("fresh"), "fresh_1");
 }
+TEST(IrTest, NameTableTellsNamesApartAndGrows) {
+  // Every byte of a name counts, whatever its length (the hash reads overlapping words).
+  for (size_t length = 1; length <= 40; ++length) {
+    const std::string name(length, 'a');
+    for (size_t i = 0; i < length; ++i) {
+      std::string other = name;
+      other[i] = 'b';
+      EXPECT_NE(NameTable::hashOf(name), NameTable::hashOf(other)) << length << " " << i;
+    }
+    EXPECT_NE(NameTable::hashOf(name), NameTable::hashOf(name + '\0'));
+  }
+  NameTable names;
+  names.expect(4);
+  for (int i = 0; i < 10000; ++i) names.reserve("v" + std::to_string(i));
+  for (int i = 0; i < 10000; ++i) ASSERT_TRUE(names.contains("v" + std::to_string(i))) << i;
+  EXPECT_FALSE(names.contains("v10000"));
+  EXPECT_FALSE(names.contains(""));
+  EXPECT_EQ(names.fresh("v1"), "v1_1");
+  EXPECT_EQ(names.fresh("v10000"), "v10000");
+  EXPECT_TRUE(names.contains("v10000"));
+  EXPECT_EQ(names.fresh(""), "");
+  EXPECT_EQ(names.fresh(""), "_1");
+}
+
 
 TEST(IrTest, NodesOutOfOrderAreSortedAndCyclesRejected) {
   onnx::ModelProto proto = parseProto(kChain);
