@@ -295,7 +295,7 @@ class FuseMatMulAdd final : public RewritePattern {
 
     // Flatten<axis=r-1>(A) is [d0*...*d(r-2), K] (no need to know K); Gemm; Reshape back.
     ir::Node* flatten = create("Flatten", {&a}, a.name() + "_2d", gemm_name + "_flatten");
-    rewriter.setAttr(*flatten, ir::Attribute::makeInt("axis", static_cast<int64_t>(r - 1)));
+    rewriter.setIntAttr(*flatten, "axis", static_cast<int64_t>(r - 1));
     ir::Node* gemm =
         create("Gemm", {flatten->output(0), &b, &bias}, out_name + "_2d", gemm_name);
 
@@ -309,8 +309,8 @@ class FuseMatMulAdd final : public RewritePattern {
     auto shape_slice = [&](ir::Value* v, int64_t start, int64_t end, const std::string& hint) {
       ir::Node* shape = create("Shape", {v}, out_name + "_" + hint, gemm_name + "_shape");
       if (opset >= 15) {
-        rewriter.setAttr(*shape, ir::Attribute::makeInt("start", start));
-        rewriter.setAttr(*shape, ir::Attribute::makeInt("end", end));
+        rewriter.setIntAttr(*shape, "start", start);
+        rewriter.setIntAttr(*shape, "end", end);
         return shape->output(0);
       }
       ir::Value* starts = constant({start}, "starts");
@@ -325,13 +325,13 @@ class FuseMatMulAdd final : public RewritePattern {
       ir::Value* lead = shape_slice(&a, 0, static_cast<int64_t>(r - 1), "leading_dims");
       ir::Value* last = n.isKnown() ? constant({n.value()}, "n") : shape_slice(&b, 1, 2, "n");
       ir::Node* concat = create("Concat", {lead, last}, out_name + "_shape", gemm_name + "_concat");
-      rewriter.setAttr(*concat, ir::Attribute::makeInt("axis", 0));
+      rewriter.setIntAttr(*concat, "axis", 0);
       target = concat->output(0);
     }
     ir::Node* back = create("Reshape", {gemm->output(0), target}, out_name, gemm_name + "_reshape");
     // The run-time shape may hold a 0 (an empty tensor): with allowzero=1 it means 0, not "copy
     // the input's dim". planReshape only goes there from opset 14, where allowzero exists.
-    if (!plan.static_shape) rewriter.setAttr(*back, ir::Attribute::makeInt("allowzero", 1));
+    if (!plan.static_shape) rewriter.setIntAttr(*back, "allowzero", 1);
     rewriter.replaceNode(add, {back->output(0)});
     return success();
   }

@@ -149,7 +149,7 @@ class FoldTransposeIntoGemmOperand final : public RewritePattern {
     for (const Fold& fold : folds) {
       rewriter.setInput(gemm, fold.operand, fold.source);
       if (fold.new_flag) {
-        rewriter.setAttr(gemm, ir::Attribute::makeInt(fold.flag, 1));
+        rewriter.setIntAttr(gemm, fold.flag, 1);
       } else {
         rewriter.removeAttr(gemm, fold.flag);  // absent means 0 in every opset
       }
@@ -375,8 +375,8 @@ class FoldGemmOutputTranspose final : public RewritePattern {
     }
     // Y' = alpha op(B)' op(A)' + beta C': B is read as the new A, transposed unless transB was
     // set; A as the new B, transposed unless transA was set.
-    if (*trans_b == 0) rewriter.setAttr(*fused, ir::Attribute::makeInt("transA", 1));
-    if (*trans_a == 0) rewriter.setAttr(*fused, ir::Attribute::makeInt("transB", 1));
+    if (*trans_b == 0) rewriter.setIntAttr(*fused, "transA", 1);
+    if (*trans_a == 0) rewriter.setIntAttr(*fused, "transB", 1);
     // The fused node is the Gemm, read transposed: it keeps the Gemm's node name (the old Gemm
     // goes with this rewrite), or takes the Transpose's when the Gemm had none.
     const std::string name = !gemm->name().empty() ? gemm->name() : transpose.name();

@@ -326,6 +326,10 @@ void PatternRewriter::setAttr(ir::Node& node, ir::Attribute attribute) {
   notifyChanged(node);
 }
 
+void PatternRewriter::setIntAttr(ir::Node& node, const std::string& name, int64_t value) {
+  setAttr(node, ir::Attribute::makeInt(name, value, model_.arena()));
+}
+
 bool PatternRewriter::removeAttr(ir::Node& node, absl::string_view name) {
   if (!beginChange(node)) return false;
   if (node.attr(name) == nullptr) return false;

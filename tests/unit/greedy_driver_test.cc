@@ -195,6 +195,40 @@ declared (float[N] X) => (float[N] Y) {
   EXPECT_EQ(order, (std::vector<std::string>{"n", "r", "Y_before"}));
 }
 
+// Relu(x) -> Relu<tag=7>(x), once.
+class TagRelu final : public RewritePattern {
+ public:
+  TagRelu() : RewritePattern("Relu", "tag-relu") {}
+  LogicalResult matchAndRewrite(ir::Node& relu, PatternRewriter& rewriter) const override {
+    if (relu.attr("tag") != nullptr) return rewriter.notifyMatchFailure(relu, "tagged");
+    if (failed(rewriter.match(relu))) return failure();
+    rewriter.setIntAttr(relu, "tag", 7);
+    return success();
+  }
+};
+
+TEST(GreedyDriver, IntAttributesAreMadeOnTheModelsArena) {
+  const std::string bytes = testing::parseProto(kChain).SerializeAsString();
+  auto on_arena = ir::loadModelFromBytes(bytes);
+  ASSERT_TRUE(on_arena.ok()) << on_arena.status();
+  ASSERT_NE((*on_arena)->arena(), nullptr);
+  auto on_heap = parseModel(kChain);
+  for (ir::Model* model : {on_arena->get(), on_heap.get()}) {
+    RewritePatternSet patterns;
+    patterns.add<TagRelu>();
+    DriverRun run;
+    runDriver(*model, patterns, run);
+    ASSERT_TRUE(run.result.ok()) << run.result.status();
+    const ir::Attribute* tag = findNode(model->graph(), "Y")->attr("tag");
+    ASSERT_NE(tag, nullptr);
+    EXPECT_EQ(tag->i(), 7);
+    EXPECT_EQ(tag->proto().GetArena(), model->arena());
+    auto saved = ir::exportModel(*model);
+    ASSERT_TRUE(saved.ok()) << saved.status();
+    EXPECT_EQ(saved->graph().node(2).attribute(0).i(), 7);
+  }
+}
+
 TEST(GreedyDriver, IterationCapReportsNonConvergence) {
   auto model = parseModel(kChain);
   RewritePatternSet patterns;

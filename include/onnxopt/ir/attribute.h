@@ -27,12 +27,20 @@ class ONNXOPT_API Attribute {
   Attribute& operator=(Attribute&&) noexcept;
   ~Attribute();
 
-  static Attribute makeInt(const std::string& name, int64_t value);
-  static Attribute makeFloat(const std::string& name, float value);
-  static Attribute makeString(const std::string& name, std::string value);
-  static Attribute makeInts(const std::string& name, absl::Span<const int64_t> values);
-  static Attribute makeFloats(const std::string& name, absl::Span<const float> values);
-  static Attribute makeTensor(const std::string& name, onnx::TensorProto value);
+  // On `arena` when one is given (a model's, see Model::arena(): the attribute must then not
+  // outlive the model), else on the heap.
+  static Attribute makeInt(const std::string& name, int64_t value,
+                           google::protobuf::Arena* arena = nullptr);
+  static Attribute makeFloat(const std::string& name, float value,
+                             google::protobuf::Arena* arena = nullptr);
+  static Attribute makeString(const std::string& name, std::string value,
+                              google::protobuf::Arena* arena = nullptr);
+  static Attribute makeInts(const std::string& name, absl::Span<const int64_t> values,
+                            google::protobuf::Arena* arena = nullptr);
+  static Attribute makeFloats(const std::string& name, absl::Span<const float> values,
+                              google::protobuf::Arena* arena = nullptr);
+  static Attribute makeTensor(const std::string& name, onnx::TensorProto value,
+                              google::protobuf::Arena* arena = nullptr);
 
   const std::string& name() const { return proto_->name(); }
   Kind kind() const { return proto_->type(); }
@@ -57,8 +65,8 @@ class ONNXOPT_API Attribute {
   // Borrows `proto` if it lives on an arena (the model's, when importing), else owns it.
   explicit Attribute(ProtoPtr<onnx::AttributeProto> proto) : proto_(std::move(proto)) {}
 
-  // Owned: a heap message (attributes made by passes). Borrowed: a message on the model's arena,
-  // so an attribute read from a model must not outlive it.
+  // Owned: a heap message. Borrowed: a message on the model's arena (read from the model, or
+  // made on it), so such an attribute must not outlive the model.
   ProtoPtr<onnx::AttributeProto> proto_;
   std::vector<std::unique_ptr<Graph>> graphs_;
 };

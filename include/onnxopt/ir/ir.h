@@ -401,6 +401,10 @@ class ONNXOPT_API Model {
   NameTable& valueNames();
   NameTable& nodeNames();
 
+  // The arena the model's messages live on (null for a model built on the heap). Messages made
+  // on it must not outlive the model.
+  google::protobuf::Arena* arena() const { return arena_.get(); }
+
   // Folder that relative external-data locations are resolved against ("" if none).
   const std::string& baseDir() const { return base_dir_; }
   void setBaseDir(std::string dir) { base_dir_ = std::move(dir); }

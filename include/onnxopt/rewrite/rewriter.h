@@ -99,6 +99,8 @@ class ONNXOPT_API PatternRewriter {
   // `index` may be numInputs(), to append an input.
   void setInput(ir::Node& node, size_t index, ir::Value* value);
   void setAttr(ir::Node& node, ir::Attribute attribute);
+  // setAttr of an INT attribute, made on the model's arena (no heap allocation).
+  void setIntAttr(ir::Node& node, const std::string& name, int64_t value);
   bool removeAttr(ir::Node& node, absl::string_view name);
   // Other in-place changes of `node` (op type, domain): `change(node)` runs, then the driver
   // revisits the node. Change operands with setInput, attributes with setAttr/removeAttr.
