@@ -69,7 +69,6 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::run(ir::Model& model) {
   GreedyRewriteResult result;
   worklist.setTouchTick(model.advanceTouchClock());
   std::vector<ir::Node*> all_nodes;
-  all_nodes.reserve(model.graph().numNodes());
 
   for (int64_t iteration = 1; iteration <= config_.max_iterations; ++iteration) {
     result.iterations = iteration;
@@ -78,6 +77,14 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::run(ir::Model& model) {
     int64_t live_nodes = 0;
     if (touched_after != 0 && model.mainGraphNodesTouchedAfter(touched_after, &all_nodes)) {
       live_nodes = static_cast<int64_t>(model.graph().numNodes());
+    } else if (model.numGraphs() == 1) {
+      // One graph: walked backwards and seeded on the way, so that nodes pop in list order and
+      // each node is read once here rather than twice.
+      worklist.reserve(model.graph().numNodes());
+      for (ir::Node* node = model.graph().lastNode(); node != nullptr; node = node->prev()) {
+        ++live_nodes;
+        if (touched_after == 0 || node->touchedAt() > touched_after) worklist.seed(node);
+      }
     } else {
       ir::forEachGraph(model.graph(), [&all_nodes, &live_nodes, touched_after](ir::Graph& graph) {
         for (ir::Node& node : graph) {

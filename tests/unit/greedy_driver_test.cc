@@ -229,6 +229,54 @@ TEST(GreedyDriver, IntAttributesAreMadeOnTheModelsArena) {
   }
 }
 
+// Matches nothing; records the output name of every node of `op_type` it is offered.
+class RecordVisits final : public RewritePattern {
+ public:
+  RecordVisits(const char* op_type, std::vector<std::string>* visits)
+      : RewritePattern(op_type, "record-visits"), visits_(visits) {}
+  LogicalResult matchAndRewrite(ir::Node& node, PatternRewriter& rewriter) const override {
+    visits_->push_back(node.output(0)->name());
+    return rewriter.notifyMatchFailure(node, "records only");
+  }
+
+ private:
+  std::vector<std::string>* visits_;
+};
+
+TEST(GreedyDriver, OffersNodesInListOrderProducersFirst) {
+  constexpr char kRelus[] = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+relus (float[N] X, bool C) => (float[N] Y, float[N] Z) {
+  a = Relu(X)
+  b = Relu(a)
+  Y = Relu(b)
+  Z = If(C) <then_branch = t () => (float[N] t1) { t0 = Relu(a)  t1 = Relu(t0) },
+             else_branch = e () => (float[N] e0) { e0 = Relu(b) }>
+}
+)";
+  auto with_subgraphs = parseModel(kRelus);
+  auto single_graph = parseModel(kChain);
+  const std::vector<std::pair<ir::Model*, std::vector<std::string>>> cases = {
+      {with_subgraphs.get(), {"a", "b", "Y", "t0", "t1", "e0"}},
+      {single_graph.get(), {"Y"}}};
+  for (const auto& [model, expected] : cases) {
+    std::vector<std::string> visits;
+    RewritePatternSet patterns;
+    patterns.add<RecordVisits>("Relu", &visits);
+    DriverRun run;
+    runDriver(*model, patterns, run);
+    ASSERT_TRUE(run.result.ok()) << run.result.status();
+    EXPECT_EQ(visits, expected);
+  }
+  std::vector<std::string> visits;
+  RewritePatternSet patterns;
+  patterns.add<RecordVisits>("Neg", &visits);
+  patterns.add<RecordVisits>("Abs", &visits);
+  DriverRun run;
+  runDriver(*single_graph, patterns, run);
+  EXPECT_EQ(visits, (std::vector<std::string>{"n", "a"}));
+}
+
 TEST(GreedyDriver, IterationCapReportsNonConvergence) {
   auto model = parseModel(kChain);
   RewritePatternSet patterns;
