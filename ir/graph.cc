@@ -61,7 +61,11 @@ absl::Status checkNestingBelow(const Graph& graph, int level) {
 }
 }  // namespace
 
-absl::Status checkGraphNesting(const Graph& graph) { return checkNestingBelow(graph, 0); }
+absl::Status checkGraphNesting(const Graph& graph) {
+  // A model of one graph nests nothing: no need to walk its nodes.
+  if (graph.model() != nullptr && graph.model()->numGraphs() == 1) return absl::OkStatus();
+  return checkNestingBelow(graph, 0);
+}
 
 Graph* Graph::parentGraph() const { return parent_node_ ? parent_node_->graph() : nullptr; }
 
