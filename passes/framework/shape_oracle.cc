@@ -215,16 +215,6 @@ void ShapeOracle::switchToGraph(const ir::Graph& graph) {
   last_answers_ = &known_by_graph_[&graph];
 }
 
-std::vector<const Type*>& ShapeOracle::answersIn(const ir::Graph& graph) {
-  if (&graph != last_graph_) switchToGraph(graph);
-  return *last_answers_;
-}
-
-const Type* ShapeOracle::known(const ir::Value& value) {
-  const std::vector<const Type*>& answers = answersIn(*value.graph());
-  return value.ordinal() < answers.size() ? answers[value.ordinal()] : nullptr;
-}
-
 std::optional<int64_t> ShapeOracle::rankOf(const ir::Value& value) { return typeOf(value).rank(); }
 
 void ShapeOracle::forget(const ir::Node& node) {
@@ -280,8 +270,7 @@ bool declaredFullyKnown(const ir::Value& value) {
 const Type kNothingKnown;
 }  // namespace
 
-const Type& ShapeOracle::typeOf(const ir::Value& value) {
-  if (const Type* answer = known(value)) return *answer;
+const Type& ShapeOracle::resolve(const ir::Value& value) {
   if (value.producer() == nullptr || declaredFullyKnown(value)) return remember(value, infer(value));
   // Producers are resolved first, without recursion, so a chain of a million nodes is fine.
   absl::InlinedVector<const ir::Value*, 8> pending = {&value};

@@ -28,7 +28,10 @@ class ONNXOPT_API ShapeOracle {
   ~ShapeOracle();
 
   // Not a tensor (isTensor() == false) when nothing is known.
-  const ir::Type& typeOf(const ir::Value& value);
+  const ir::Type& typeOf(const ir::Value& value) {
+    const ir::Type* answer = known(value);
+    return answer != nullptr ? *answer : resolve(value);
+  }
   // nullopt when the rank is not known.
   std::optional<int64_t> rankOf(const ir::Value& value);
   int32_t elemTypeOf(const ir::Value& value) { return typeOf(value).elemType(); }
@@ -44,18 +47,27 @@ class ONNXOPT_API ShapeOracle {
   void forget(const ir::Node& node);
 
  private:
+  // typeOf() for a value without an answer yet.
+  const ir::Type& resolve(const ir::Value& value);
   ir::Type infer(const ir::Value& value);
   ir::Type applyLocalRule(const ir::Node& node, size_t output_index);
   void runOnnxShapeInference();
 
-  // The answer about `value`, null when there is none yet.
-  const ir::Type* known(const ir::Value& value);
+  // The answer about `value`, null when there is none yet. Inline: typeOf() asks it several
+  // times per question.
+  const ir::Type* known(const ir::Value& value) {
+    const std::vector<const ir::Type*>& answers = answersIn(*value.graph());
+    return value.ordinal() < answers.size() ? answers[value.ordinal()] : nullptr;
+  }
   // Answers live in `answers_` (a deque: references stay valid as it grows), indexed per graph
   // by Value::ordinal(): a pass asks about most values it meets, and an array read costs less
   // than hashing a pointer. A forgotten answer stays in the deque, unreachable, until the oracle
   // goes.
   const ir::Type& remember(const ir::Value& value, ir::Type type);
-  std::vector<const ir::Type*>& answersIn(const ir::Graph& graph);
+  std::vector<const ir::Type*>& answersIn(const ir::Graph& graph) {
+    if (&graph != last_graph_) switchToGraph(graph);
+    return *last_answers_;
+  }
   void switchToGraph(const ir::Graph& graph);
 
   ir::Model& model_;
