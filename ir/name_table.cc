@@ -9,20 +9,17 @@ namespace {
 
 constexpr uint64_t kMultiplier = 0x9e3779b97f4a7c15ULL;
 
-uint64_t load64(const char* p) {
-  uint64_t word;
+// The word at `p`, its bytes read in little-endian order on every machine.
+template <typename Word>
+Word loadLittleEndian(const char* p) {
+  Word word;
   std::memcpy(&word, p, sizeof word);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  word = __builtin_bswap64(word);
-#endif
-  return word;
-}
-
-uint32_t load32(const char* p) {
-  uint32_t word;
-  std::memcpy(&word, p, sizeof word);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  word = __builtin_bswap32(word);
+  if constexpr (sizeof(Word) == 8) {
+    word = __builtin_bswap64(word);
+  } else {
+    word = __builtin_bswap32(word);
+  }
 #endif
   return word;
 }
@@ -56,10 +53,11 @@ uint64_t NameTable::hashOf(absl::string_view name) {
     h = ((h << 31) | (h >> 33)) * kMultiplier;
   };
   if (n >= 8) {
-    for (size_t i = 0; i + 8 < n; i += 8) mix(load64(p + i));
-    mix(load64(p + n - 8));
+    for (size_t i = 0; i + 8 < n; i += 8) mix(loadLittleEndian<uint64_t>(p + i));
+    mix(loadLittleEndian<uint64_t>(p + n - 8));
   } else if (n >= 4) {
-    mix(load32(p) | uint64_t{load32(p + n - 4)} << 32);
+    mix(loadLittleEndian<uint32_t>(p) |
+        uint64_t{loadLittleEndian<uint32_t>(p + n - 4)} << 32);
   } else if (n > 0) {
     mix(byteAt(p, 0) | byteAt(p, n / 2) << 8 | byteAt(p, n - 1) << 16);
   }
