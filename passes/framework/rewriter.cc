@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "absl/container/inlined_vector.h"
-
 #include "absl/strings/str_cat.h"
 #include "describe.h"
 #include "onnxopt/pass/pass.h"
