@@ -175,9 +175,10 @@ class FuseMatMulAdd final : public RewritePattern {
     if (&bias == &product) return decline("the bias is the MatMul's own result");
 
     ShapeOracle& shapes = rewriter.shapes();
-    // Element type: from the MatMul's result, else from its operands or the bias.
+    // Element type: from the operands or the bias, else from the MatMul's result (all are the
+    // same in a valid model; the result's costs a shape rule).
     int32_t elem_type = 0;
-    for (const ir::Value* v : {&product, &a, &b, &bias}) {
+    for (const ir::Value* v : {&a, &b, &bias, &product}) {
       elem_type = shapes.elemTypeOf(*v);
       if (elem_type != 0) break;
     }
@@ -206,71 +207,52 @@ class FuseMatMulAdd final : public RewritePattern {
     const std::optional<int64_t> rank_bias = shapes.rankOf(bias);
     if (!rank_bias) return decline("the rank of the bias is unknown");
 
-    // The MatMul's result is A's leading dims + [N]; each known from A/B or from the result's
-    // own type (declared or inferred), whichever says more.
     const std::optional<Shape>& shape_a = shapes.typeOf(a).shape();
     const std::optional<Shape>& shape_b = shapes.typeOf(b).shape();
-    const std::optional<Shape>& shape_y = shapes.typeOf(product).shape();
     const std::optional<Shape>& shape_bias = shapes.typeOf(bias).shape();
     const size_t r = static_cast<size_t>(*rank_a);
     if (!shape_a || !shape_b || !shape_bias || shape_a->size() != r || shape_b->size() != 2 ||
         shape_bias->size() != static_cast<size_t>(*rank_bias)) {
       return decline("the shape of A, B or the bias is not known");
     }
-    const std::optional<Shape>& y = shape_y && shape_y->size() == r ? shape_y : std::nullopt;
-    const Dim* n_dims[] = {&(*shape_b)[1], dimAt(y, r - 1)};
-    const Dim* m_dims[] = {&(*shape_a)[r - 2], dimAt(y, r - 2)};
-    const Dim n = bestOf({n_dims[0], n_dims[1]});
-
-    if (opset < 7) {
-      // Legacy broadcasting (Add and Gemm): fuse only when no broadcast is involved.
-      if (*rank_bias != 2 || !provablyEqualsAny((*shape_bias)[0], {m_dims[0], m_dims[1]}) ||
-          !provablyEqualsAny((*shape_bias)[1], {n_dims[0], n_dims[1]})) {
+    if (opset >= 7 && !reshape && *rank_bias > 2) {
+      return decline(absl::StrCat("the bias ", shapeText(*shape_bias),
+                                  " has rank > 2: it would broadcast the output"));
+    }
+    // The MatMul's result is A's leading dims + [N]; each known from A/B or from the result's
+    // own type (declared or inferred), whichever says more. The result's type costs a shape
+    // rule: it is asked only when A and B do not settle the bias, or when A is flattened (the
+    // reshape plan reads it).
+    const std::optional<Shape> not_asked;
+    const std::optional<Shape>* y = &not_asked;
+    const Shape& s = *shape_bias;
+    if (reshape || !biasFits(s, *shape_a, *shape_b, *y, opset, reshape)) {
+      const std::optional<Shape>& shape_y = shapes.typeOf(product).shape();
+      if (shape_y && shape_y->size() == r) y = &shape_y;
+    }
+    const Dim n = bestOf({&(*shape_b)[1], dimAt(*y, r - 1)});
+    if (!biasFits(s, *shape_a, *shape_b, *y, opset, reshape)) {
+      if (opset < 7) {
         return decline(absl::StrCat("at opset ", opset,
                                     " (legacy broadcasting) only a bias of exactly the MatMul's "
                                     "shape [M,N] fuses; the bias is ",
-                                    shapeText(*shape_bias)));
+                                    shapeText(s)));
       }
-    } else if (!reshape) {
-      // Unidirectional broadcast of the bias to [M, N]: each dim (right-aligned) a known 1 or
-      // provably the output's; then the Add's output is [M, N] too.
-      if (*rank_bias > 2) {
-        return decline(absl::StrCat("the bias ", shapeText(*shape_bias),
-                                    " has rank > 2: it would broadcast the output"));
-      }
-      const Shape& s = *shape_bias;
-      bool ok = true;
-      if (s.size() >= 1) {
-        ok = ok && (isKnownOne(s.back()) || provablyEqualsAny(s.back(), {n_dims[0], n_dims[1]}));
-      }
-      if (s.size() == 2) {
-        ok = ok && (isKnownOne(s[0]) || provablyEqualsAny(s[0], {m_dims[0], m_dims[1]}));
-      }
-      if (!ok) {
+      if (!reshape) {
         return decline(absl::StrCat("the bias ", shapeText(s),
                                     " does not provably broadcast to [M,N] = [",
-                                    dimText(bestOf({m_dims[0], m_dims[1]})), ",", dimText(n),
-                                    "] without changing it"));
+                                    dimText(bestOf({&(*shape_a)[r - 2], dimAt(*y, r - 2)})), ",",
+                                    dimText(n), "] without changing it"));
       }
-    } else {
-      // Flattened: the Gemm's output is [d0*...*d(r-2), N], so a bias may vary along N only.
-      const Shape& s = *shape_bias;
-      bool ok = s.size() <= 2;
-      if (ok && s.size() >= 1) {
-        ok = isKnownOne(s.back()) || provablyEqualsAny(s.back(), {n_dims[0], n_dims[1]});
-      }
-      if (ok && s.size() == 2) ok = isKnownOne(s[0]);
-      if (!ok) {
-        return decline(absl::StrCat("A has rank ", r, " and the bias ", shapeText(s),
-                                    " is not a scalar, [1], [N], [1,1] or [1,N]: it does not "
-                                    "broadcast the same way over the flattened rows"));
-      }
+      return decline(absl::StrCat("A has rank ", r, " and the bias ", shapeText(s),
+                                  " is not a scalar, [1], [N], [1,1] or [1,N]: it does not "
+                                  "broadcast the same way over the flattened rows"));
     }
 
     // With a flattened A: how to build the shape to reshape the result back to.
     ReshapePlan plan;
     if (reshape) {
-      if (LogicalResult planned = planReshape(*shape_a, y, n, opset, &plan); failed(planned)) {
+      if (LogicalResult planned = planReshape(*shape_a, *y, n, opset, &plan); failed(planned)) {
         return decline(plan.why_not);
       }
     }
@@ -334,6 +316,26 @@ class FuseMatMulAdd final : public RewritePattern {
     if (!plan.static_shape) rewriter.setIntAttr(*back, "allowzero", 1);
     rewriter.replaceNode(add, {back->output(0)});
     return success();
+  }
+
+  // Whether the bias broadcasts as the fused Gemm needs, with [M, N] described by A, B and, when
+  // asked, the MatMul's result shape `y`:
+  // - before opset 7 (legacy broadcasting, Add and Gemm): only a bias of exactly [M, N];
+  // - from 7, A 2-D: a unidirectional broadcast to [M, N], each dim (right-aligned) a known 1 or
+  //   provably the output's, so that the Add's output is [M, N] too (rank <= 2 checked before);
+  // - A flattened: the Gemm's output is [d0*...*d(r-2), N], so a bias may vary along N only.
+  static bool biasFits(const Shape& s, const Shape& shape_a, const Shape& shape_b,
+                       const std::optional<Shape>& y, int64_t opset, bool reshape) {
+    const size_t r = shape_a.size();
+    const Dim* n_dims[] = {&shape_b[1], dimAt(y, r - 1)};
+    const Dim* m_dims[] = {&shape_a[r - 2], dimAt(y, r - 2)};
+    auto is_n = [&](const Dim& dim) { return provablyEqualsAny(dim, {n_dims[0], n_dims[1]}); };
+    auto is_m = [&](const Dim& dim) { return provablyEqualsAny(dim, {m_dims[0], m_dims[1]}); };
+    if (opset < 7) return s.size() == 2 && is_m(s[0]) && is_n(s[1]);
+    if (s.size() > 2) return false;
+    if (s.size() >= 1 && !isKnownOne(s.back()) && !is_n(s.back())) return false;
+    if (s.size() == 2) return isKnownOne(s[0]) || (!reshape && is_m(s[0]));
+    return true;
   }
 
   struct ReshapePlan {
