@@ -14,7 +14,8 @@ Attribute::~Attribute() = default;
 
 namespace {
 // Made where it stays (no message built on the stack and swapped over).
-ProtoPtr<onnx::AttributeProto> named(const std::string& name, onnx::AttributeProto::AttributeType kind,
+ProtoPtr<onnx::AttributeProto> named(const std::string& name,
+                                     onnx::AttributeProto::AttributeType kind,
                                      google::protobuf::Arena* arena) {
   ProtoPtr<onnx::AttributeProto> proto(newProto<onnx::AttributeProto>(arena));
   proto->set_name(name);
@@ -24,7 +25,7 @@ ProtoPtr<onnx::AttributeProto> named(const std::string& name, onnx::AttributePro
 }  // namespace
 
 Attribute Attribute::makeInt(const std::string& name, int64_t value,
-                               google::protobuf::Arena* arena) {
+                             google::protobuf::Arena* arena) {
   ProtoPtr<onnx::AttributeProto> proto = named(name, onnx::AttributeProto::INT, arena);
   proto->set_i(value);
   return Attribute(std::move(proto));
@@ -38,28 +39,28 @@ Attribute Attribute::makeFloat(const std::string& name, float value,
 }
 
 Attribute Attribute::makeString(const std::string& name, std::string value,
-                               google::protobuf::Arena* arena) {
+                                google::protobuf::Arena* arena) {
   ProtoPtr<onnx::AttributeProto> proto = named(name, onnx::AttributeProto::STRING, arena);
   proto->set_s(std::move(value));
   return Attribute(std::move(proto));
 }
 
 Attribute Attribute::makeInts(const std::string& name, absl::Span<const int64_t> values,
-                               google::protobuf::Arena* arena) {
+                              google::protobuf::Arena* arena) {
   ProtoPtr<onnx::AttributeProto> proto = named(name, onnx::AttributeProto::INTS, arena);
   proto->mutable_ints()->Add(values.begin(), values.end());
   return Attribute(std::move(proto));
 }
 
 Attribute Attribute::makeFloats(const std::string& name, absl::Span<const float> values,
-                               google::protobuf::Arena* arena) {
+                                google::protobuf::Arena* arena) {
   ProtoPtr<onnx::AttributeProto> proto = named(name, onnx::AttributeProto::FLOATS, arena);
   proto->mutable_floats()->Add(values.begin(), values.end());
   return Attribute(std::move(proto));
 }
 
 Attribute Attribute::makeTensor(const std::string& name, onnx::TensorProto value,
-                               google::protobuf::Arena* arena) {
+                                google::protobuf::Arena* arena) {
   ProtoPtr<onnx::AttributeProto> proto = named(name, onnx::AttributeProto::TENSOR, arena);
   proto->mutable_t()->Swap(&value);
   return Attribute(std::move(proto));
