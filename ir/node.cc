@@ -1,23 +1,21 @@
 #include "onnxopt/ir/ir.h"
 
-#include "absl/hash/hash.h"
-
 namespace onnxopt::ir {
 
 Node::Node(Graph* graph)
-    : op_key_(opKeyOf("", "")), graph_(graph), proto_(newProto<onnx::NodeProto>(graph->arena())) {}
-Node::Node(Graph* graph, ProtoPtr<onnx::NodeProto> proto)
-    : op_key_(opKeyOf(proto->op_type(), proto->domain())), graph_(graph), proto_(std::move(proto)) {}
-Node::~Node() = default;
-
-uint32_t Node::opKeyOf(absl::string_view op_type, absl::string_view domain) {
-  if (domain == "ai.onnx") domain = "";
-  return static_cast<uint32_t>(absl::HashOf(op_type, domain));
+    : op_(&OpName::of("")), graph_(graph), proto_(newProto<onnx::NodeProto>(graph->arena())) {
+  op_key_ = op_->key();
 }
+Node::Node(Graph* graph, ProtoPtr<onnx::NodeProto> proto)
+    : op_(&OpName::of(proto->op_type(), proto->domain())), graph_(graph), proto_(std::move(proto)) {
+  op_key_ = op_->key();
+}
+Node::~Node() = default;
 
 void Node::setOpType(const std::string& op_type) {
   proto_->set_op_type(op_type);
-  op_key_ = opKeyOf(op_type, domain());
+  op_ = &OpName::of(op_type, domain());
+  op_key_ = op_->key();
 }
 
 void Node::setDomain(const std::string& domain) {
@@ -26,15 +24,13 @@ void Node::setDomain(const std::string& domain) {
   } else {
     proto_->set_domain(domain);
   }
-  op_key_ = opKeyOf(opType(), domain);
+  op_ = &OpName::of(opType(), domain);
+  op_key_ = op_->key();
 }
 
 bool Node::is(absl::string_view op_type, absl::string_view domain) const {
-  if (opType() != op_type) return false;
-  const std::string& own = this->domain();
-  if (own == domain) return true;
-  auto is_default = [](absl::string_view d) { return d.empty() || d == "ai.onnx"; };
-  return is_default(own) && is_default(domain);
+  if (domain == "ai.onnx") domain = "";
+  return op_->opType() == op_type && op_->domain() == domain;
 }
 
 void Node::setInput(size_t i, Value* value) {

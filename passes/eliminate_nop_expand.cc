@@ -122,9 +122,7 @@ class ShapeValueEvaluator {
       return result;
     }
     const ir::Node* node = value->producer();
-    if (node == nullptr || (!node->domain().empty() && node->domain() != "ai.onnx")) {
-      return std::nullopt;
-    }
+    if (node == nullptr || !node->op().domain().empty()) return std::nullopt;
     const std::optional<int64_t> opset = rewriter_.opsetVersion(*node);
     if (!opset) return std::nullopt;
     if (node->opType() == "Identity") return evaluate(node->input(0));

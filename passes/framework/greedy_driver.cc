@@ -16,10 +16,6 @@ using detail::describe;
 // enough for a display, too rarely to cost anything.
 constexpr int64_t kProgressMask = 4095;
 
-absl::string_view canonicalDomain(absl::string_view domain) {
-  return domain == "ai.onnx" ? absl::string_view() : domain;
-}
-
 uint64_t keyBit(uint32_t op_key) { return uint64_t{1} << (op_key % 64); }
 
 // Nodes have no side effects in ONNX, so a node whose outputs nothing reads computes nothing
@@ -37,27 +33,19 @@ GreedyRewriteDriver::GreedyRewriteDriver(const RewritePatternSet& patterns,
                                          GreedyRewriteConfig config, PassContext& context)
     : config_(config), context_(context) {
   for (const auto& pattern : patterns.patterns()) {
-    const absl::string_view domain = canonicalDomain(pattern->rootDomain());
-    auto root = std::find_if(roots_.begin(), roots_.end(), [&](const Root& r) {
-      return r.domain == domain && r.op_type == pattern->rootOpType();
-    });
-    if (root == roots_.end()) {
-      root = roots_.insert(roots_.end(),
-                           Root{ir::Node::opKeyOf(pattern->rootOpType(), domain),
-                                std::string(domain), pattern->rootOpType(), {}});
-    }
+    const ir::OpName* op = &ir::OpName::of(pattern->rootOpType(), pattern->rootDomain());
+    auto root =
+        std::find_if(roots_.begin(), roots_.end(), [op](const Root& r) { return r.op == op; });
+    if (root == roots_.end()) root = roots_.insert(roots_.end(), Root{op, {}});
     root->patterns.push_back(pattern.get());
-    root_key_bits_ |= keyBit(root->op_key);
+    root_key_bits_ |= keyBit(op->key());
   }
 }
 
 const std::vector<const RewritePattern*>* GreedyRewriteDriver::patternsFor(
     const ir::Node& node) const {
   for (const Root& root : roots_) {
-    if (root.op_key == node.opKey() && root.op_type == node.opType() &&
-        root.domain == canonicalDomain(node.domain())) {
-      return &root.patterns;
-    }
+    if (node.is(*root.op)) return &root.patterns;
   }
   return nullptr;
 }

@@ -66,7 +66,7 @@ PatternRewriter::~PatternRewriter() {
 }
 
 std::optional<int64_t> PatternRewriter::opsetVersion(const ir::Node& node) const {
-  return model_.opsetVersion(node.domain());
+  return model_.opsetVersion(node.op().domain());
 }
 
 bool PatternRewriter::explainsFailures() const { return context_.debugEnabled(); }

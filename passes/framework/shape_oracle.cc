@@ -130,7 +130,7 @@ const RuleOf* ruleFor(const ir::Node& node) {
     rules->emplace("Reshape", RuleOf{Rule::kReshape});
     return rules;
   }();
-  if (!node.domain().empty()) return nullptr;
+  if (!node.op().domain().empty()) return nullptr;
   auto it = kRules->find(node.opType());
   return it == kRules->end() ? nullptr : &it->second;
 }

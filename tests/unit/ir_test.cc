@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/ir/serialization.h"
 #include "onnxopt/ir/verifier.h"
@@ -469,19 +471,55 @@ TEST(IrTest, OpsetVersionTreatsAiOnnxAsTheDefaultDomain) {
   EXPECT_TRUE(model->graph().firstNode()->is("Relu", "ai.onnx"));
 }
 
-TEST(IrTest, OpKeyFollowsTheOpTypeAndDomain) {
+TEST(IrTest, OpNameFollowsTheOpTypeAndDomain) {
   auto model = parseModel(kChain);
   Node* relu = model->graph().firstNode();
-  EXPECT_EQ(relu->opKey(), Node::opKeyOf("Relu", ""));
-  EXPECT_EQ(relu->opKey(), Node::opKeyOf("Relu", "ai.onnx"));
-  EXPECT_NE(relu->opKey(), Node::opKeyOf("Neg", ""));
+  EXPECT_EQ(&relu->op(), &OpName::of("Relu"));
+  EXPECT_EQ(&relu->op(), &OpName::of("Relu", "ai.onnx"));
+  EXPECT_EQ(relu->opKey(), OpName::of("Relu").key());
+  EXPECT_NE(relu->opKey(), OpName::of("Neg").key());
   relu->setOpType("Elu");
-  EXPECT_EQ(relu->opKey(), Node::opKeyOf("Elu", ""));
+  EXPECT_TRUE(relu->is(OpName::of("Elu")));
+  EXPECT_EQ(relu->opType(), "Elu");
+  EXPECT_EQ(relu->proto().op_type(), "Elu");
   relu->setDomain("com.example");
-  EXPECT_EQ(relu->opKey(), Node::opKeyOf("Elu", "com.example"));
-  EXPECT_NE(relu->opKey(), Node::opKeyOf("Elu", ""));
+  EXPECT_TRUE(relu->is("Elu", "com.example"));
+  EXPECT_FALSE(relu->is("Elu"));
+  EXPECT_EQ(relu->op().domain(), "com.example");
+  EXPECT_EQ(relu->proto().domain(), "com.example");
+  relu->setDomain("ai.onnx");
+  EXPECT_TRUE(relu->is(OpName::of("Elu")));
+  EXPECT_EQ(relu->domain(), "ai.onnx");  // as the model spells it
   Node* made = model->graph().createNode("Abs", {relu->output(0)}, {"made"}, nullptr);
-  EXPECT_EQ(made->opKey(), Node::opKeyOf("Abs", ""));
+  EXPECT_TRUE(made->is("Abs"));
+}
+
+TEST(IrTest, OpNamesAreOnePerPairAcrossThreads) {
+  // The domain/op boundary is part of the name: ("a", "bc") is not ("ab", "c").
+  EXPECT_NE(&OpName::of("bc", "a"), &OpName::of("c", "ab"));
+  EXPECT_NE(OpName::of("bc", "a").key(), OpName::of("c", "ab").key());
+  EXPECT_EQ(OpName::of("bc", "a").opType(), "bc");
+  constexpr int kThreads = 4;
+  constexpr int kNames = 300;  // more than a thread's cache of recent names holds
+  std::vector<std::vector<const OpName*>> seen(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &seen] {
+      for (int round = 0; round < 2; ++round) {
+        for (int i = 0; i < kNames; ++i) {
+          seen[t].push_back(&OpName::of(absl::StrCat("Op", i), "x.y"));
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < 2 * kNames; ++i) {
+      EXPECT_EQ(seen[t][i], &OpName::of(absl::StrCat("Op", i % kNames), "x.y"));
+      EXPECT_EQ(seen[t][i]->opType(), absl::StrCat("Op", i % kNames));
+    }
+  }
+  EXPECT_NE(OpName::of("Op1", "x.y").key(), OpName::of("Op2", "x.y").key());
 }
 
 }  // namespace

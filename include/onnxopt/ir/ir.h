@@ -22,6 +22,7 @@
 #include "onnxopt/export.h"
 #include "onnxopt/ir/attribute.h"
 #include "onnxopt/ir/name_table.h"
+#include "onnxopt/ir/op_name.h"
 #include "onnxopt/ir/object_pool.h"
 #include "onnxopt/ir/proto_ptr.h"
 #include "onnxopt/ir/tensor.h"
@@ -148,20 +149,22 @@ class ONNXOPT_API Node {
   Node& operator=(const Node&) = delete;
   ~Node();
 
-  const std::string& opType() const { return proto_->op_type(); }
+  // Op type and domain, read without touching the NodeProto. setOpType and setDomain keep it
+  // current; a change made through mutableProto() is not seen (use the setters).
+  const OpName& op() const { return *op_; }
+  const std::string& opType() const { return op_->opType(); }
   void setOpType(const std::string& op_type);
-  // "" is the default ONNX domain ("ai.onnx" reads the same).
+  // As the model spells it: "" is the default ONNX domain, and so is "ai.onnx" (op().domain()
+  // reads "" for both).
   const std::string& domain() const { return proto_->domain(); }
   void setDomain(const std::string& domain);
   const std::string& name() const { return proto_->name(); }
   void setName(std::string name) { proto_->set_name(std::move(name)); }
+  bool is(const OpName& op) const { return op_ == &op; }
   bool is(absl::string_view op_type, absl::string_view domain = "") const;
-  // A fingerprint of (op type, domain), equal for equal pairs ("" and "ai.onnx" alike), kept
-  // beside the list links: a walk looking for a few op types rules the other nodes out without
-  // reading their NodeProtos. setOpType and setDomain keep it current; a change made through
-  // mutableProto() is not seen (use the setters).
+  // op().key(), beside the list links: a walk looking for a few op types rules the other nodes
+  // out without a second load.
   uint32_t opKey() const { return op_key_; }
-  static uint32_t opKeyOf(absl::string_view op_type, absl::string_view domain);
 
   Graph* graph() const { return graph_; }
   bool isErased() const { return erased_; }
@@ -238,6 +241,7 @@ class ONNXOPT_API Node {
   bool queued_ = false;
   uint32_t op_key_ = 0;
   uint64_t touched_at_ = 0;
+  const OpName* op_;
   Graph* graph_;
   ProtoPtr<onnx::NodeProto> proto_;
   absl::InlinedVector<Value*, 1> output_ptrs_;  // the values themselves live in the graph's pool

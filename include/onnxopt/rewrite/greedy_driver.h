@@ -56,16 +56,14 @@ class ONNXOPT_API GreedyRewriteDriver {
 
   GreedyRewriteConfig config_;
   PassContext& context_;
-  // The patterns of each root (domain, "ai.onnx" spelled "", and op type). A pass has one to a
-  // few roots, and every node is looked up: comparing against each beats hashing the op type.
+  // The patterns of each root operator. A pass has one to a few roots, and every node is looked
+  // up: comparing against each beats a hash table.
   struct Root {
-    uint32_t op_key;  // ir::Node::opKeyOf(op_type, domain)
-    std::string domain;
-    std::string op_type;
+    const ir::OpName* op;
     std::vector<const RewritePattern*> patterns;
   };
   std::vector<Root> roots_;
-  // Bit (op_key % 64) of every root: one test rules out most nodes before the list is scanned
+  // Bit (key % 64) of every root: one test rules out most nodes before the list is scanned
   // (eliminate-nop-expand alone has two dozen roots).
   uint64_t root_key_bits_ = 0;
 };
