@@ -72,34 +72,4 @@ void Model::setOpsetVersion(const std::string& domain, int64_t version) {
   opset->set_version(version);
 }
 
-NameTable& Model::valueNames() {
-  if (!value_names_) buildNameTables();
-  return *value_names_;
-}
-
-NameTable& Model::nodeNames() {
-  if (!node_names_) buildNameTables();
-  return *node_names_;
-}
-
-void Model::buildNameTables() {
-  value_names_ = std::make_unique<NameTable>();
-  node_names_ = std::make_unique<NameTable>();
-  // Most nodes have a name and one output; subgraphs, if any, grow the tables as they go.
-  node_names_->expect(graph_->numNodes());
-  value_names_->expect(graph_->numNodes() + graph_->inputs().size() + graph_->initializers_.size());
-  forEachGraph(*graph_, [this](Graph& graph) {
-    for (Value* input : graph.inputs()) value_names_->reserve(input->name());
-    for (Value* initializer : graph.initializers()) value_names_->reserve(initializer->name());
-    // A stale value_info entry would attach itself to a new value that took its name.
-    for (const auto& entry : graph.orphan_value_infos_) value_names_->reserve(entry.second->name());
-    for (Node& node : graph) {
-      if (!node.name().empty()) node_names_->reserve(node.name());
-      for (Value* output : node.outputs()) {
-        if (output) value_names_->reserve(output->name());
-      }
-    }
-  });
-}
-
 }  // namespace onnxopt::ir

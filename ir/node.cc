@@ -9,8 +9,18 @@ Node::Node(Graph* graph)
 Node::Node(Graph* graph, ProtoPtr<onnx::NodeProto> proto)
     : op_(&OpName::of(proto->op_type(), proto->domain())), graph_(graph), proto_(std::move(proto)) {
   op_key_ = op_->key();
+  if (!proto_->name().empty() && graph->model() != nullptr) {
+    graph->model()->nodeNames().reserve(proto_->name());
+  }
 }
 Node::~Node() = default;
+
+void Node::setName(std::string name) {
+  proto_->set_name(std::move(name));
+  if (!proto_->name().empty() && graph_->model() != nullptr) {
+    graph_->model()->nodeNames().reserve(proto_->name());
+  }
+}
 
 void Node::setOpType(const std::string& op_type) {
   proto_->set_op_type(op_type);

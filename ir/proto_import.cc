@@ -152,6 +152,13 @@ class ProtoImporter {
     graph->proto_ = std::move(graph_proto);
     onnx::GraphProto& proto = *graph->proto_;
     ImportScope scope(parent);
+    // Values and nodes enter the model's name tables as they are made; most nodes have a name
+    // and one output.
+    NameTable& value_names = graph->model()->valueNames();
+    const size_t value_names_before = value_names.size();
+    value_names.expect(value_names_before + proto.input_size() + proto.initializer_size() +
+                       proto.node_size());
+    graph->model()->nodeNames().expect(graph->model()->nodeNames().size() + proto.node_size());
     const std::string where =
         graph->parentNode() ? absl::StrCat(" in graph '", proto.name(), "' of ",
                                            describeNode(*graph->parentNode()))
@@ -244,9 +251,13 @@ class ProtoImporter {
       node_proto.mutable_output()->DeleteSubrange(0, node_proto.output_size());
     }
 
-    if (auto duplicate = findDuplicateName(scope.definitions())) {
-      return duplicateDefinition(*scope.definitions()[duplicate->first],
-                                 *scope.definitions()[duplicate->second], where);
+    // One new name in the table per value defined here means no two share a name; otherwise
+    // (a duplicate, a sibling subgraph's name, or a hash collision) the exact check decides.
+    if (value_names.size() - value_names_before != scope.definitions().size()) {
+      if (auto duplicate = findDuplicateName(scope.definitions())) {
+        return duplicateDefinition(*scope.definitions()[duplicate->first],
+                                   *scope.definitions()[duplicate->second], where);
+      }
     }
 
     size_t weight_cursor = 0;
@@ -309,6 +320,8 @@ class ProtoImporter {
         value->value_info_ = std::move(info);
         value->value_info_order_ = order;
       } else {
+        // A stale entry would attach itself to a new value that took its name.
+        value_names.reserve(info->name());
         graph->orphan_value_infos_.emplace_back(order, std::move(info));
       }
     }

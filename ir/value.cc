@@ -9,6 +9,11 @@ bool Value::isGraphOutput() const {
   return false;
 }
 
+void Value::setName(std::string name) {
+  name_ = std::move(name);
+  if (Model* model = graph_->model()) model->valueNames().reserve(name_);
+}
+
 Type Value::type() const {
   if (value_info_ && value_info_->has_type()) return Type::fromProto(value_info_->type());
   if (input_info_ && input_info_->has_type()) return Type::fromProto(input_info_->type());

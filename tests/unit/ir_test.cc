@@ -324,6 +324,36 @@ TEST(IrTest, FreshNamesAvoidEveryScope) {
   EXPECT_EQ(names.fresh("fresh"), "fresh");
   EXPECT_EQ(names.fresh("fresh"), "fresh_1");
 }
+TEST(IrTest, NameTablesFollowNamesGivenAfterLoading) {
+  auto model = parseModel(kChain);
+  Graph& graph = model->graph();
+  NameTable& values = model->valueNames();
+  EXPECT_EQ(values.fresh("A"), "A_1");
+  graph.addInput("A_2", Type::tensor(onnx::TensorProto::FLOAT, Shape{Dim::known(2)}));
+  EXPECT_EQ(values.fresh("A"), "A_3") << "A_2 was given by addInput";
+  Node* relu = graph.firstNode();
+  relu->output(0)->setName("renamed");
+  EXPECT_EQ(values.fresh("renamed"), "renamed_1");
+  Node* made = graph.createNode("Abs", {relu->output(0)}, {"made"}, nullptr);
+  EXPECT_EQ(values.fresh("made"), "made_1");
+  made->setName("abs");
+  EXPECT_EQ(model->nodeNames().fresh("abs"), "abs_1");
+}
+
+TEST(IrTest, SiblingSubgraphsMayDefineTheSameName) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+siblings (bool cond, float[2] X) => (float[2] Y) {
+  Y = If(cond) <
+    then_branch = then_graph () => (float[2] T) { L = Neg(X)  T = Abs(L) },
+    else_branch = else_graph () => (float[2] E) { L = Relu(X)  E = Abs(L) }
+  >
+}
+)");
+  EXPECT_TRUE(verify(*model).ok()) << verify(*model);
+  EXPECT_EQ(model->valueNames().fresh("L"), "L_1");
+}
+
 TEST(IrTest, NameTableTellsNamesApartAndGrows) {
   // Every byte of a name counts, whatever its length (the hash reads overlapping words).
   for (size_t length = 1; length <= 40; ++length) {

@@ -70,7 +70,7 @@ class ONNXOPT_API Value {
 
   const std::string& name() const { return name_; }
   // Callers pick names from Model::valueNames() so that they stay unique.
-  void setName(std::string name) { name_ = std::move(name); }
+  void setName(std::string name);
   // Exchanges the two values' names (no copy).
   void swapName(Value& other) { name_.swap(other.name_); }
 
@@ -159,7 +159,8 @@ class ONNXOPT_API Node {
   const std::string& domain() const { return proto_->domain(); }
   void setDomain(const std::string& domain);
   const std::string& name() const { return proto_->name(); }
-  void setName(std::string name) { proto_->set_name(std::move(name)); }
+  // Callers pick names from Model::nodeNames() so that they stay unique.
+  void setName(std::string name);
   bool is(const OpName& op) const { return op_ == &op; }
   bool is(absl::string_view op_type, absl::string_view domain = "") const;
   // op().key(), beside the list links: a walk looking for a few op types rules the other nodes
@@ -401,9 +402,11 @@ class ONNXOPT_API Model {
   // but not (or no longer) attached to a node. 1 means there is no subgraph to look for.
   size_t numGraphs() const { return num_graphs_; }
 
-  // Names in use across all scopes, built on first use.
-  NameTable& valueNames();
-  NameTable& nodeNames();
+  // Every name given to a value (node) of this model, across all scopes, recorded as values
+  // and nodes are made and renamed through the IR. Erased ones stay: a fresh name is never one
+  // a model had.
+  NameTable& valueNames() { return value_names_; }
+  NameTable& nodeNames() { return node_names_; }
 
   // The arena the model's messages live on (null for a model built on the heap). Messages made
   // on it must not outlive the model.
@@ -422,19 +425,19 @@ class ONNXOPT_API Model {
   friend class Graph;
   friend class ProtoImporter;
   friend class ProtoExporter;
-  void buildNameTables();
 
   // Declared first, so destroyed last: every message of a loaded model, and messages the IR
   // makes later, live here (docs/ir.md, "Tensors and weights"). Shared with the Tensors that
   // refer to it, which may outlive the model.
   std::shared_ptr<google::protobuf::Arena> arena_;
   ProtoPtr<onnx::ModelProto> proto_;
-  // Kept by Graph's constructor and destructor; declared before graph_, which goes first.
+  // Kept by Graph's constructor and destructor, and by the making of values and nodes; declared
+  // before graph_, which goes first.
   size_t num_graphs_ = 0;
+  NameTable value_names_;
+  NameTable node_names_;
   std::unique_ptr<Graph> graph_;
   std::string base_dir_;
-  std::unique_ptr<NameTable> value_names_;
-  std::unique_ptr<NameTable> node_names_;
   uint64_t touch_clock_ = 0;
   // (tick, node) for each touch of a main-graph node, ticks in order; a node touched twice in
   // one tick is logged once. Main-graph nodes live as long as the model, so the log never

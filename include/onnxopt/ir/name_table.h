@@ -19,7 +19,10 @@ namespace onnxopt::ir {
 // a free name, so `fresh` skips it: a name is never reused, at worst one is passed over.
 class ONNXOPT_API NameTable {
  public:
-  void reserve(absl::string_view name) { insert(hashOf(name)); }
+  // False if the name, or one of the same hash, was in the table already.
+  bool reserve(absl::string_view name) { return insert(hashOf(name)); }
+  // How many distinct hashes the table holds.
+  size_t size() const { return size_; }
   // Room for `count` names, and half as many again, without growing.
   void expect(size_t count);
   bool contains(absl::string_view name) const;
