@@ -41,6 +41,7 @@ void Value::swapValueInfo(Value& other) {
 }
 
 uint32_t Value::addUse(const Use& use) {
+  if (uses_.empty() && producer_ != nullptr) ++producer_->used_outputs_;
   uses_.push_back(use);
   return static_cast<uint32_t>(uses_.size() - 1);
 }
@@ -57,6 +58,7 @@ void Value::removeUse(uint32_t slot) {
     }
   }
   uses_.pop_back();
+  if (uses_.empty() && producer_ != nullptr) --producer_->used_outputs_;
 }
 
 void Value::replaceAllUsesWith(Value* replacement) {

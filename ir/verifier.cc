@@ -102,6 +102,7 @@ class Verifier {
           if (!status.ok()) return status;
         }
       }
+      uint32_t used_outputs = 0;
       for (size_t i = 0; i < node->numOutputs(); ++i) {
         const Value* output = node->output(i);
         if (output == nullptr) continue;
@@ -110,6 +111,12 @@ class Verifier {
                                                   output->name(), "' names another producer"));
         }
         if (absl::Status status = define(output, "value"); !status.ok()) return status;
+        used_outputs += output->hasUses() ? 1 : 0;
+      }
+      if (used_outputs != node->used_outputs_) {
+        return absl::InternalError(absl::StrCat(describe(*node), where, ": ", used_outputs,
+                                                " outputs are read, but the node counts ",
+                                                node->used_outputs_));
       }
     }
     if (auto duplicate = findDuplicateName(in_order)) {

@@ -18,15 +18,6 @@ constexpr int64_t kProgressMask = 4095;
 
 uint64_t keyBit(uint32_t op_key) { return uint64_t{1} << (op_key % 64); }
 
-// Nodes have no side effects in ONNX, so a node whose outputs nothing reads computes nothing
-// observable. That includes a node with no outputs at all.
-bool isTriviallyDead(const ir::Node& node) {
-  for (const ir::Value* output : node.outputs()) {
-    if (output != nullptr && output->hasUses()) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 GreedyRewriteDriver::GreedyRewriteDriver(const RewritePatternSet& patterns,
@@ -93,7 +84,9 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::run(ir::Model& model) {
 
     while (ir::Node* node = worklist.pop()) {
       if ((++statistics.nodes_visited & kProgressMask) == 0) context_.progress();
-      if (isTriviallyDead(*node)) {
+      // Nodes have no side effects in ONNX, so a node whose outputs nothing reads computes
+      // nothing observable. That includes a node with no outputs at all.
+      if (!node->hasUsedOutputs()) {
         if (context_.debugEnabled()) context_.debug(absl::StrCat("erased dead ", describe(*node)));
         rewriter.eraseDeadNode(*node);
         changed = true;

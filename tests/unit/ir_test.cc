@@ -324,6 +324,30 @@ TEST(IrTest, FreshNamesAvoidEveryScope) {
   EXPECT_EQ(names.fresh("fresh"), "fresh");
   EXPECT_EQ(names.fresh("fresh"), "fresh_1");
 }
+TEST(IrTest, NodesCountTheirOutputsThatAreRead) {
+  auto model = parseModel(kChain);
+  Graph& graph = model->graph();
+  Node* relu = graph.firstNode();
+  Node* neg = relu->next();
+  Node* sigmoid = graph.lastNode();
+  EXPECT_TRUE(relu->hasUsedOutputs());
+  EXPECT_TRUE(sigmoid->hasUsedOutputs()) << "Y is a graph output";
+  Node* split = graph.createNode("Split", {relu->output(0)}, {"S0", "S1"}, neg);
+  EXPECT_FALSE(split->hasUsedOutputs());
+  neg->setInput(0, split->output(1));
+  EXPECT_TRUE(split->hasUsedOutputs());
+  EXPECT_TRUE(relu->hasUsedOutputs()) << "read by Split";
+  split->output(1)->replaceAllUsesWith(split->output(0));
+  EXPECT_TRUE(split->hasUsedOutputs());
+  split->output(0)->replaceAllUsesWith(relu->output(0));
+  EXPECT_FALSE(split->hasUsedOutputs());
+  graph.setOutput(0, split->output(1));
+  EXPECT_TRUE(split->hasUsedOutputs()) << "a graph output is read";
+  EXPECT_FALSE(sigmoid->hasUsedOutputs());
+  graph.eraseNode(sigmoid);
+  EXPECT_TRUE(verify(*model).ok()) << verify(*model);
+}
+
 TEST(IrTest, NameTablesFollowNamesGivenAfterLoading) {
   auto model = parseModel(kChain);
   Graph& graph = model->graph();

@@ -183,6 +183,9 @@ class ONNXOPT_API Node {
   absl::Span<Value* const> outputs() const { return output_ptrs_; }
   size_t numOutputs() const { return output_ptrs_.size(); }
   Value* output(size_t i) const { return i < output_ptrs_.size() ? output_ptrs_[i] : nullptr; }
+  // Whether some output is read (by a node, a subgraph, or as a graph output). Kept in the
+  // node's first cache line: a walk looking for dead nodes reads no Value.
+  bool hasUsedOutputs() const { return used_outputs_ != 0; }
 
   const std::vector<Attribute>& attributes() const { return attributes_; }
   std::vector<Attribute>& mutableAttributes() { return attributes_; }
@@ -238,9 +241,10 @@ class ONNXOPT_API Node {
   // What a walk over the node list reads comes first, in one cache line.
   Node* prev_ = nullptr;
   Node* next_ = nullptr;
+  uint32_t op_key_ = 0;
+  uint32_t used_outputs_ = 0;  // outputs with at least one use; kept by Value's use list
   bool erased_ = false;
   bool queued_ = false;
-  uint32_t op_key_ = 0;
   uint64_t touched_at_ = 0;
   const OpName* op_;
   Graph* graph_;
