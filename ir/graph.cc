@@ -140,7 +140,7 @@ Value* Graph::newValue(std::string name) {
   const auto ordinal = static_cast<uint32_t>(values_.size());
   Value* value = values_.create(this, std::move(name));
   value->ordinal_ = ordinal;
-  if (model_ != nullptr) model_->value_names_.reserve(value->name());
+  if (model_ != nullptr) model_->giveValueName(value->name());
   return value;
 }
 

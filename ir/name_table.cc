@@ -1,5 +1,6 @@
 #include "onnxopt/ir/name_table.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -107,14 +108,29 @@ void NameTable::grow(size_t capacity) {
 
 std::string NameTable::fresh(absl::string_view base) {
   const uint64_t base_hash = hashOf(base);
-  if (insert(base_hash)) return std::string(base);
-  // Remembering the next suffix per base keeps repeated requests for one base linear overall.
-  int64_t& suffix = next_suffix_[base_hash];
-  std::string candidate;
-  do {
-    candidate = absl::StrCat(base, "_", ++suffix);
-  } while (!insert(hashOf(candidate)));
+  std::string candidate(base);
+  uint64_t hash = base_hash;
+  if (!insert(base_hash)) {
+    // Remembering the next suffix per base keeps repeated requests for one base linear overall.
+    int64_t& suffix = next_suffix_[base_hash];
+    do {
+      candidate = absl::StrCat(base, "_", ++suffix);
+      hash = hashOf(candidate);
+    } while (!insert(hash));
+  }
+  constexpr size_t kFreshKept = 16;
+  if (fresh_not_given_.size() == kFreshKept) fresh_not_given_.erase(fresh_not_given_.begin());
+  fresh_not_given_.push_back(hash);
   return candidate;
+}
+
+bool NameTable::give(absl::string_view name) {
+  const uint64_t hash = hashOf(name);
+  if (insert(hash)) return true;
+  auto it = std::find(fresh_not_given_.begin(), fresh_not_given_.end(), hash);
+  if (it == fresh_not_given_.end()) return false;
+  fresh_not_given_.erase(it);
+  return true;
 }
 
 }  // namespace onnxopt::ir

@@ -10,7 +10,7 @@ Node::Node(Graph* graph, ProtoPtr<onnx::NodeProto> proto)
     : op_(&OpName::of(proto->op_type(), proto->domain())), graph_(graph), proto_(std::move(proto)) {
   op_key_ = op_->key();
   if (!proto_->name().empty() && graph->model() != nullptr) {
-    graph->model()->nodeNames().reserve(proto_->name());
+    graph->model()->nodeNames().give(proto_->name());
   }
 }
 Node::~Node() = default;
@@ -18,7 +18,7 @@ Node::~Node() = default;
 void Node::setName(std::string name) {
   proto_->set_name(std::move(name));
   if (!proto_->name().empty() && graph_->model() != nullptr) {
-    graph_->model()->nodeNames().reserve(proto_->name());
+    graph_->model()->nodeNames().give(proto_->name());
   }
 }
 

@@ -143,7 +143,10 @@ class ProtoImporter {
     if (!proto->has_graph()) return absl::InvalidArgumentError("the model has no graph");
     ProtoPtr<onnx::GraphProto> graph(proto->unsafe_arena_release_graph());
     model_->base_dir_ = base_dir_;
-    return importGraph(std::move(graph), model_->graph_.get(), nullptr);
+    absl::Status status = importGraph(std::move(graph), model_->graph_.get(), nullptr);
+    // Each scope's names were checked: by the table, or exactly where it saw a clash.
+    if (status.ok()) model_->value_names_unique_at_ = model_->value_name_clashes_;
+    return status;
   }
 
  private:
@@ -154,11 +157,11 @@ class ProtoImporter {
     ImportScope scope(parent);
     // Values and nodes enter the model's name tables as they are made; most nodes have a name
     // and one output.
-    NameTable& value_names = graph->model()->valueNames();
-    const size_t value_names_before = value_names.size();
-    value_names.expect(value_names_before + proto.input_size() + proto.initializer_size() +
+    NameTable& value_names = model_->value_names_;
+    const uint64_t clashes_before = model_->value_name_clashes_;
+    value_names.expect(value_names.size() + proto.input_size() + proto.initializer_size() +
                        proto.node_size());
-    graph->model()->nodeNames().expect(graph->model()->nodeNames().size() + proto.node_size());
+    model_->node_names_.expect(model_->node_names_.size() + proto.node_size());
     const std::string where =
         graph->parentNode() ? absl::StrCat(" in graph '", proto.name(), "' of ",
                                            describeNode(*graph->parentNode()))
@@ -251,9 +254,9 @@ class ProtoImporter {
       node_proto.mutable_output()->DeleteSubrange(0, node_proto.output_size());
     }
 
-    // One new name in the table per value defined here means no two share a name; otherwise
-    // (a duplicate, a sibling subgraph's name, or a hash collision) the exact check decides.
-    if (value_names.size() - value_names_before != scope.definitions().size()) {
+    // Every name defined here went into the table as new: no two share one. Otherwise (a
+    // duplicate, a sibling subgraph's name, or a hash collision) the exact check decides.
+    if (model_->value_name_clashes_ != clashes_before) {
       if (auto duplicate = findDuplicateName(scope.definitions())) {
         return duplicateDefinition(*scope.definitions()[duplicate->first],
                                    *scope.definitions()[duplicate->second], where);

@@ -11,7 +11,7 @@ bool Value::isGraphOutput() const {
 
 void Value::setName(std::string name) {
   name_ = std::move(name);
-  if (Model* model = graph_->model()) model->valueNames().reserve(name_);
+  if (Model* model = graph_->model()) model->giveValueName(name_);
 }
 
 Type Value::type() const {

@@ -34,13 +34,24 @@ struct DefinedValues {
 
 class Verifier {
  public:
+  static absl::Status verifyModel(const Model& model) {
+    // Names given since they were last found unique all went into the model's table as new.
+    const uint64_t clashes = model.valueNameClashes();
+    Verifier verifier(/*check_names=*/model.value_names_unique_at_ != clashes);
+    absl::Status status = verifier.verifyGraph(model.graph(), nullptr);
+    if (status.ok()) model.value_names_unique_at_ = clashes;
+    return status;
+  }
+
+  explicit Verifier(bool check_names) : check_names_(check_names) {}
+
   absl::Status verifyGraph(const Graph& graph, const DefinedValues* outer) {
     DefinedValues defined;
     defined.outer = outer;
     defined.graph = &graph;
     defined.defined.resize(graph.valueOrdinalBound());
     std::vector<const Value*> in_order;  // for the check of duplicate names
-    in_order.reserve(graph.valueOrdinalBound());
+    if (check_names_) in_order.reserve(graph.valueOrdinalBound());
     const std::string where = graph.parentNode()
                                   ? absl::StrCat(" in graph '", graph.name(), "' of ",
                                                  describe(*graph.parentNode()))
@@ -51,7 +62,7 @@ class Verifier {
                                                 " belongs to another graph"));
       }
       defined.defined[value->ordinal()] = true;
-      in_order.push_back(value);
+      if (check_names_) in_order.push_back(value);
       return checkUses(*value);
     };
 
@@ -119,7 +130,7 @@ class Verifier {
                                                 node->used_outputs_));
       }
     }
-    if (auto duplicate = findDuplicateName(in_order)) {
+    if (auto duplicate = check_names_ ? findDuplicateName(in_order) : std::nullopt) {
       return absl::InvalidArgumentError(absl::StrCat(
           "value name '", in_order[duplicate->second]->name(), "' is defined twice", where));
     }
@@ -138,6 +149,7 @@ class Verifier {
   }
 
  private:
+  const bool check_names_;
   int nesting_ = 0;  // of the graph being verified: 0 for the main graph
 
   // Every use a value lists must be an operand (or graph output) that really reads it.
@@ -157,9 +169,6 @@ class Verifier {
   }
 };
 
-absl::Status verify(const Model& model) {
-  Verifier verifier;
-  return verifier.verifyGraph(model.graph(), nullptr);
-}
+absl::Status verify(const Model& model) { return Verifier::verifyModel(model); }
 
 }  // namespace onnxopt::ir

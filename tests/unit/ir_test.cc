@@ -364,6 +364,26 @@ TEST(IrTest, NameTablesFollowNamesGivenAfterLoading) {
   EXPECT_EQ(model->nodeNames().fresh("abs"), "abs_1");
 }
 
+TEST(IrTest, VerifierStillCatchesANameGivenTwiceAfterLoading) {
+  auto model = parseModel(kChain);
+  Graph& graph = model->graph();
+  EXPECT_EQ(model->valueNameClashes(), 0u);
+  Node* relu = graph.firstNode();
+  const std::string fresh = model->valueNames().fresh("A");
+  graph.createNode("Exp", {relu->output(0)}, {fresh}, nullptr);
+  EXPECT_EQ(model->valueNameClashes(), 0u) << "a fresh name is new when given";
+  EXPECT_TRUE(verify(*model).ok()) << verify(*model);
+
+  relu->next()->output(0)->setName("A");
+  EXPECT_EQ(model->valueNameClashes(), 1u);
+  EXPECT_EQ(verify(*model).message(), "value name 'A' is defined twice");
+  relu->next()->output(0)->setName("B2");
+  EXPECT_TRUE(verify(*model).ok()) << verify(*model);
+
+  graph.addInput(fresh, Type::tensor(onnx::TensorProto::FLOAT, Shape{Dim::known(2)}));
+  EXPECT_EQ(verify(*model).message(), "value name '" + fresh + "' is defined twice");
+}
+
 TEST(IrTest, SiblingSubgraphsMayDefineTheSameName) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 13]>

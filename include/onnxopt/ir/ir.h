@@ -406,6 +406,11 @@ class ONNXOPT_API Model {
   // but not (or no longer) attached to a node. 1 means there is no subgraph to look for.
   size_t numGraphs() const { return num_graphs_; }
 
+  // How many times a value was given a name that something in the model may bear already
+  // (NameTable::give). While it stays as it was when value names were last found unique (by
+  // loading, or by the verifier), they still are: the verifier skips comparing them.
+  uint64_t valueNameClashes() const { return value_name_clashes_; }
+
   // Every name given to a value (node) of this model, across all scopes, recorded as values
   // and nodes are made and renamed through the IR. Erased ones stay: a fresh name is never one
   // a model had.
@@ -427,8 +432,13 @@ class ONNXOPT_API Model {
 
  private:
   friend class Graph;
+  friend class Value;
   friend class ProtoImporter;
   friend class ProtoExporter;
+  friend class Verifier;
+  void giveValueName(absl::string_view name) {
+    if (!value_names_.give(name)) ++value_name_clashes_;
+  }
 
   // Declared first, so destroyed last: every message of a loaded model, and messages the IR
   // makes later, live here (docs/ir.md, "Tensors and weights"). Shared with the Tensors that
@@ -440,6 +450,9 @@ class ONNXOPT_API Model {
   size_t num_graphs_ = 0;
   NameTable value_names_;
   NameTable node_names_;
+  uint64_t value_name_clashes_ = 0;
+  // valueNameClashes() when value names were last found unique; none found yet: never equal.
+  mutable uint64_t value_names_unique_at_ = ~uint64_t{0};
   std::unique_ptr<Graph> graph_;
   std::string base_dir_;
   uint64_t touch_clock_ = 0;

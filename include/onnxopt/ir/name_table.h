@@ -21,6 +21,10 @@ class ONNXOPT_API NameTable {
  public:
   // False if the name, or one of the same hash, was in the table already.
   bool reserve(absl::string_view name) { return insert(hashOf(name)); }
+  // Records a name given to a value or node. False if something may bear it already: it was
+  // given before, or reserved other than by `fresh`, or it shares a hash with such a name. A
+  // name `fresh` returned is new the first time it is given.
+  bool give(absl::string_view name);
   // How many distinct hashes the table holds.
   size_t size() const { return size_; }
   // Room for `count` names, and half as many again, without growing.
@@ -43,6 +47,9 @@ class ONNXOPT_API NameTable {
   size_t size_ = 0;
   // By the hash of the base, like the names.
   absl::flat_hash_map<uint64_t, int64_t> next_suffix_;
+  // Hashes of the last few names `fresh` returned and nobody was given yet. A name that falls
+  // off the end is merely reported as possibly in use when it is given.
+  std::vector<uint64_t> fresh_not_given_;
 };
 
 }  // namespace onnxopt::ir
