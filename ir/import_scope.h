@@ -26,9 +26,14 @@ class ImportScope {
   ImportScope& operator=(const ImportScope&) = delete;
 
   // Adds `value`, defined after every value added so far.
-  void define(Value* value) { defined_.push_back(value); }
+  void define(Value* value) {
+    defined_.push_back(value);
+    name_hashes_.push_back(NameTable::hashOf(value->name()));
+  }
   size_t size() const { return defined_.size(); }
   absl::Span<Value* const> definitions() const { return defined_; }
+  // NameTable::hashOf each definition's name, taken while the name is in the cache.
+  std::vector<uint64_t> takeNameHashes() { return std::move(name_hashes_); }
 
   // The value named `name` in this graph alone, or null. `*cursor` guesses where it was
   // defined: the few definitions from there are compared first, and a value found past the
@@ -49,6 +54,7 @@ class ImportScope {
 
   const ImportScope* parent_;
   std::vector<Value*> defined_;
+  std::vector<uint64_t> name_hashes_;
   // Positions of defined_[0, indexed_) by name, grown on demand. Keys view the Values' own
   // names: Values do not move, and nothing renames them during the import.
   mutable absl::flat_hash_map<absl::string_view, size_t> index_;

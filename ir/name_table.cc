@@ -75,7 +75,7 @@ bool NameTable::contains(absl::string_view name) const {
   if (slots_.empty()) return false;
   const uint64_t hash = hashOf(name);
   const size_t mask = slots_.size() - 1;
-  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+  for (size_t i = firstSlot(hash);; i = (i + 1) & mask) {
     if (slots_[i] == hash) return true;
     if (slots_[i] == 0) return false;
   }
@@ -84,7 +84,7 @@ bool NameTable::contains(absl::string_view name) const {
 bool NameTable::insert(uint64_t hash) {
   if (4 * (size_ + 1) > 3 * slots_.size()) grow(slots_.empty() ? 16 : 2 * slots_.size());
   const size_t mask = slots_.size() - 1;
-  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+  for (size_t i = firstSlot(hash);; i = (i + 1) & mask) {
     if (slots_[i] == hash) return false;
     if (slots_[i] == 0) {
       slots_[i] = hash;
@@ -94,13 +94,40 @@ bool NameTable::insert(uint64_t hash) {
   }
 }
 
+size_t NameTable::reserveAll(std::vector<uint64_t> hashes) {
+  expect(size_ + hashes.size());
+  size_t clashes = 0;
+  // A large graph's names, inserted in the graph's order, would each miss the cache. Put in
+  // buckets by their top bits first, they fill the table one small region after another, and the
+  // scatter into buckets writes to only as many places at once as there are buckets.
+  constexpr int kBucketBits = 10;
+  if (hashes.size() < (size_t{4} << kBucketBits)) {
+    for (uint64_t hash : hashes) clashes += insert(hash) ? 0 : 1;
+    return clashes;
+  }
+  std::vector<size_t> next(size_t{1} << kBucketBits, 0);
+  for (uint64_t hash : hashes) ++next[hash >> (64 - kBucketBits)];
+  size_t start = 0;
+  for (size_t& bucket : next) {
+    const size_t count = bucket;
+    bucket = start;
+    start += count;
+  }
+  std::vector<uint64_t> bucketed(hashes.size());
+  for (uint64_t hash : hashes) bucketed[next[hash >> (64 - kBucketBits)]++] = hash;
+  for (uint64_t hash : bucketed) clashes += insert(hash) ? 0 : 1;
+  return clashes;
+}
+
 void NameTable::grow(size_t capacity) {
   std::vector<uint64_t> old(capacity, 0);
   old.swap(slots_);
+  shift_ = 64;
+  for (size_t c = capacity; c > 1; c /= 2) --shift_;
   const size_t mask = capacity - 1;
   for (uint64_t hash : old) {
     if (hash == 0) continue;
-    size_t i = hash & mask;
+    size_t i = firstSlot(hash);
     while (slots_[i] != 0) i = (i + 1) & mask;
     slots_[i] = hash;
   }

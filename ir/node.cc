@@ -9,9 +9,6 @@ Node::Node(Graph* graph)
 Node::Node(Graph* graph, ProtoPtr<onnx::NodeProto> proto)
     : op_(&OpName::of(proto->op_type(), proto->domain())), graph_(graph), proto_(std::move(proto)) {
   op_key_ = op_->key();
-  if (!proto_->name().empty() && graph->model() != nullptr) {
-    graph->model()->nodeNames().give(proto_->name());
-  }
 }
 Node::~Node() = default;
 

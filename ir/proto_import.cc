@@ -143,7 +143,9 @@ class ProtoImporter {
     if (!proto->has_graph()) return absl::InvalidArgumentError("the model has no graph");
     ProtoPtr<onnx::GraphProto> graph(proto->unsafe_arena_release_graph());
     model_->base_dir_ = base_dir_;
+    model_->loading_ = true;
     absl::Status status = importGraph(std::move(graph), model_->graph_.get(), nullptr);
+    model_->loading_ = false;
     // Each scope's names were checked: by the table, or exactly where it saw a clash.
     if (status.ok()) model_->value_names_unique_at_ = model_->value_name_clashes_;
     return status;
@@ -155,13 +157,6 @@ class ProtoImporter {
     graph->proto_ = std::move(graph_proto);
     onnx::GraphProto& proto = *graph->proto_;
     ImportScope scope(parent);
-    // Values and nodes enter the model's name tables as they are made; most nodes have a name
-    // and one output.
-    NameTable& value_names = model_->value_names_;
-    const uint64_t clashes_before = model_->value_name_clashes_;
-    value_names.expect(value_names.size() + proto.input_size() + proto.initializer_size() +
-                       proto.node_size());
-    model_->node_names_.expect(model_->node_names_.size() + proto.node_size());
     const std::string where =
         graph->parentNode() ? absl::StrCat(" in graph '", proto.name(), "' of ",
                                            describeNode(*graph->parentNode()))
@@ -231,6 +226,8 @@ class ProtoImporter {
     nodes.reserve(proto.node_size());
     std::vector<size_t> node_positions;  // in `scope`, of each node's outputs
     node_positions.reserve(proto.node_size());
+    std::vector<uint64_t> node_name_hashes;
+    node_name_hashes.reserve(proto.node_size());
     for (ProtoPtr<onnx::NodeProto>& taken : takeAll(proto.mutable_node())) {
       onnx::NodeProto& node_proto = *taken;
       if (absl::Status status =
@@ -240,6 +237,9 @@ class ProtoImporter {
       }
       Node* node = graph->nodes_.create(graph, std::move(taken));
       nodes.push_back(node);
+      if (!node_proto.name().empty()) {
+        node_name_hashes.push_back(NameTable::hashOf(node_proto.name()));
+      }
       node_positions.push_back(scope.size());
       node->output_ptrs_.reserve(node_proto.output_size());
       for (std::string& name : *node_proto.mutable_output()) {
@@ -254,9 +254,13 @@ class ProtoImporter {
       node_proto.mutable_output()->DeleteSubrange(0, node_proto.output_size());
     }
 
-    // Every name defined here went into the table as new: no two share one. Otherwise (a
-    // duplicate, a sibling subgraph's name, or a hash collision) the exact check decides.
-    if (model_->value_name_clashes_ != clashes_before) {
+    // The names were hashed as they went by; the model's tables take them in bulk. If every
+    // value name went in as new, no two share one; otherwise (a duplicate, a name an enclosing
+    // or sibling scope uses too, or a hash collision) the exact check decides.
+    const size_t clashes = model_->value_names_.reserveAll(scope.takeNameHashes());
+    model_->value_name_clashes_ += clashes;
+    model_->node_names_.reserveAll(std::move(node_name_hashes));
+    if (clashes != 0) {
       if (auto duplicate = findDuplicateName(scope.definitions())) {
         return duplicateDefinition(*scope.definitions()[duplicate->first],
                                    *scope.definitions()[duplicate->second], where);
@@ -324,7 +328,7 @@ class ProtoImporter {
         value->value_info_order_ = order;
       } else {
         // A stale entry would attach itself to a new value that took its name.
-        value_names.reserve(info->name());
+        model_->value_names_.reserve(info->name());
         graph->orphan_value_infos_.emplace_back(order, std::move(info));
       }
     }

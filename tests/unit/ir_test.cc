@@ -422,6 +422,20 @@ TEST(IrTest, NameTableTellsNamesApartAndGrows) {
   EXPECT_EQ(names.fresh(""), "_1");
 }
 
+TEST(IrTest, NameTableTakesManyNamesAtOnce) {
+  for (int count : {100, 50000}) {  // one at a time, and bucketed first
+    NameTable names;
+    names.reserve("w0");
+    std::vector<uint64_t> hashes;
+    for (int i = 0; i < count; ++i) hashes.push_back(NameTable::hashOf("w" + std::to_string(i)));
+    hashes.push_back(NameTable::hashOf("w7"));
+    EXPECT_EQ(names.reserveAll(hashes), 2u) << "w0 was there, and w7 comes twice";
+    EXPECT_EQ(names.size(), static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) ASSERT_TRUE(names.contains("w" + std::to_string(i))) << i;
+    EXPECT_FALSE(names.contains("w" + std::to_string(count)));
+    EXPECT_EQ(names.fresh("w1"), "w1_1");
+  }
+}
 
 TEST(IrTest, NodesOutOfOrderAreSortedAndCyclesRejected) {
   onnx::ModelProto proto = parseProto(kChain);

@@ -437,7 +437,7 @@ class ONNXOPT_API Model {
   friend class ProtoExporter;
   friend class Verifier;
   void giveValueName(absl::string_view name) {
-    if (!value_names_.give(name)) ++value_name_clashes_;
+    if (!loading_ && !value_names_.give(name)) ++value_name_clashes_;
   }
 
   // Declared first, so destroyed last: every message of a loaded model, and messages the IR
@@ -451,6 +451,8 @@ class ONNXOPT_API Model {
   NameTable value_names_;
   NameTable node_names_;
   uint64_t value_name_clashes_ = 0;
+  // While loading, the importer puts each scope's names in the tables at once.
+  bool loading_ = false;
   // valueNameClashes() when value names were last found unique; none found yet: never equal.
   mutable uint64_t value_names_unique_at_ = ~uint64_t{0};
   std::unique_ptr<Graph> graph_;

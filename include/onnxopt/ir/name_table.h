@@ -25,6 +25,8 @@ class ONNXOPT_API NameTable {
   // given before, or reserved other than by `fresh`, or it shares a hash with such a name. A
   // name `fresh` returned is new the first time it is given.
   bool give(absl::string_view name);
+  // Reserves names by their hashes (hashOf), many at once; returns how many were there already.
+  size_t reserveAll(std::vector<uint64_t> hashes);
   // How many distinct hashes the table holds.
   size_t size() const { return size_; }
   // Room for `count` names, and half as many again, without growing.
@@ -39,11 +41,14 @@ class ONNXOPT_API NameTable {
 
  private:
   // Inserts a hash; false if it was there. Open addressing over the hashes themselves (already
-  // well mixed), with 0 marking a free slot.
+  // well mixed), with 0 marking a free slot. A hash's first slot is its top bits, so hashes in
+  // ascending order fill the table front to back.
   bool insert(uint64_t hash);
   void grow(size_t capacity);
+  size_t firstSlot(uint64_t hash) const { return static_cast<size_t>(hash >> shift_); }
 
   std::vector<uint64_t> slots_;  // a power of two in size, at most three quarters full
+  int shift_ = 64;               // 64 - log2(slots_.size())
   size_t size_ = 0;
   // By the hash of the base, like the names.
   absl::flat_hash_map<uint64_t, int64_t> next_suffix_;
