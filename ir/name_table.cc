@@ -102,7 +102,7 @@ size_t NameTable::reserveAll(std::vector<uint64_t> hashes) {
   // scatter into buckets writes to only as many places at once as there are buckets.
   constexpr int kBucketBits = 10;
   if (hashes.size() < (size_t{4} << kBucketBits)) {
-    for (uint64_t hash : hashes) clashes += insert(hash) ? 0 : 1;
+    for (uint64_t hash : hashes) clashes += insert(nonZero(hash)) ? 0 : 1;
     return clashes;
   }
   std::vector<size_t> next(size_t{1} << kBucketBits, 0);
@@ -115,7 +115,7 @@ size_t NameTable::reserveAll(std::vector<uint64_t> hashes) {
   }
   std::vector<uint64_t> bucketed(hashes.size());
   for (uint64_t hash : hashes) bucketed[next[hash >> (64 - kBucketBits)]++] = hash;
-  for (uint64_t hash : bucketed) clashes += insert(hash) ? 0 : 1;
+  for (uint64_t hash : bucketed) clashes += insert(nonZero(hash)) ? 0 : 1;
   return clashes;
 }
 

@@ -147,7 +147,9 @@ class ProtoImporter {
     absl::Status status = importGraph(std::move(graph), model_->graph_.get(), nullptr);
     model_->loading_ = false;
     // Each scope's names were checked: by the table, or exactly where it saw a clash.
-    if (status.ok()) model_->value_names_unique_at_ = model_->value_name_clashes_;
+    if (status.ok()) {
+      model_->value_names_unique_at_.store(model_->value_name_clashes_, std::memory_order_relaxed);
+    }
     return status;
   }
 

@@ -37,9 +37,11 @@ class Verifier {
   static absl::Status verifyModel(const Model& model) {
     // Names given since they were last found unique all went into the model's table as new.
     const uint64_t clashes = model.valueNameClashes();
-    Verifier verifier(/*check_names=*/model.value_names_unique_at_ != clashes);
+    const bool names_known_unique =
+        model.value_names_unique_at_.load(std::memory_order_relaxed) == clashes;
+    Verifier verifier(/*check_names=*/!names_known_unique);
     absl::Status status = verifier.verifyGraph(model.graph(), nullptr);
-    if (status.ok()) model.value_names_unique_at_ = clashes;
+    if (status.ok()) model.value_names_unique_at_.store(clashes, std::memory_order_relaxed);
     return status;
   }
 

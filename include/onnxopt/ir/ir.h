@@ -7,6 +7,7 @@
 //    a subgraph that reads an outer-scope value holds a real use of it;
 //  - everything the IR does not model survives a load/save round trip unchanged.
 
+#include <atomic>
 #include <cstdint>
 #include <iterator>
 #include <memory>
@@ -454,7 +455,8 @@ class ONNXOPT_API Model {
   // While loading, the importer puts each scope's names in the tables at once.
   bool loading_ = false;
   // valueNameClashes() when value names were last found unique; none found yet: never equal.
-  mutable uint64_t value_names_unique_at_ = ~uint64_t{0};
+  // Atomic: verify() takes a const Model, which two threads may verify at once.
+  mutable std::atomic<uint64_t> value_names_unique_at_{~uint64_t{0}};
   std::unique_ptr<Graph> graph_;
   std::string base_dir_;
   uint64_t touch_clock_ = 0;
