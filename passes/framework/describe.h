@@ -9,10 +9,8 @@ namespace onnxopt::detail {
 
 // How errors and --debug lines name a node: `node 'gemm_3' (Gemm)`.
 inline std::string describe(const ir::Node& node) {
-  return absl::StrCat("node '", node.name(), "' (",
-                      node.domain().empty() || node.domain() == "ai.onnx"
-                          ? std::string()
-                          : absl::StrCat(node.domain(), "."),
+  const std::string& domain = node.op().domain();
+  return absl::StrCat("node '", node.name(), "' (", domain, domain.empty() ? "" : ".",
                       node.opType(), ")");
 }
 

@@ -64,9 +64,8 @@ ModelCensus ModelCensus::of(ir::Model& model) {
   ir::forEachGraph(model.graph(), [&census](ir::Graph& graph) {
     for (const ir::Node& node : graph) {
       ++census.nodes;
-      const std::string op = node.domain().empty() || node.domain() == "ai.onnx"
-                                 ? node.opType()
-                                 : absl::StrCat(node.domain(), ".", node.opType());
+      const std::string& domain = node.op().domain();
+      const std::string op = absl::StrCat(domain, domain.empty() ? "" : ".", node.opType());
       auto it = std::find_if(census.op_types.begin(), census.op_types.end(),
                              [&op](const auto& entry) { return entry.first == op; });
       if (it == census.op_types.end()) {
