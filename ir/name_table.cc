@@ -135,9 +135,11 @@ void NameTable::grow(size_t capacity) {
 
 std::string NameTable::fresh(absl::string_view base) {
   const uint64_t base_hash = hashOf(base);
-  std::string candidate(base);
+  std::string candidate;
   uint64_t hash = base_hash;
-  if (!insert(base_hash)) {
+  if (insert(base_hash)) {
+    candidate = std::string(base);
+  } else {
     // Remembering the next suffix per base keeps repeated requests for one base linear overall.
     int64_t& suffix = next_suffix_[base_hash];
     do {

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -112,7 +113,7 @@ class FoldTransposeIntoGemmOperand final : public RewritePattern {
       const char* flag;
       bool new_flag;
     };
-    std::vector<Fold> folds;
+    absl::InlinedVector<Fold, 2> folds;  // one per operand at most
     std::vector<std::string> reasons;
     static constexpr const char* kFlags[2] = {"transA", "transB"};
     static constexpr const char* kOperands[2] = {"A", "B"};

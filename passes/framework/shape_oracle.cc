@@ -298,7 +298,7 @@ const Type& ShapeOracle::resolve(const ir::Value& value) {
 }
 
 const Type& ShapeOracle::remember(const ir::Value& value, Type type) {
-  const Type* answer = &answers_.emplace_back(std::move(type));
+  const Type* answer = answers_.create(std::move(type));
   std::vector<const Type*>& answers = answersIn(*value.graph());
   if (value.ordinal() >= answers.size()) answers.resize(value.graph()->valueOrdinalBound());
   answers[value.ordinal()] = answer;

@@ -3,7 +3,6 @@
 // What is known about values' types and constant contents while a pass runs.
 
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <vector>
 
@@ -59,9 +58,9 @@ class ONNXOPT_API ShapeOracle {
     const std::vector<const ir::Type*>& answers = answersIn(*value.graph());
     return value.ordinal() < answers.size() ? answers[value.ordinal()] : nullptr;
   }
-  // Answers live in `answers_` (a deque: references stay valid as it grows), indexed per graph
+  // Answers live in `answers_` (a pool: references stay valid as it grows), indexed per graph
   // by Value::ordinal(): a pass asks about most values it meets, and an array read costs less
-  // than hashing a pointer. A forgotten answer stays in the deque, unreachable, until the oracle
+  // than hashing a pointer. A forgotten answer stays in the pool, unreachable, until the oracle
   // goes.
   const ir::Type& remember(const ir::Value& value, ir::Type type);
   std::vector<const ir::Type*>& answersIn(const ir::Graph& graph) {
@@ -71,7 +70,9 @@ class ONNXOPT_API ShapeOracle {
   void switchToGraph(const ir::Graph& graph);
 
   ir::Model& model_;
-  std::deque<ir::Type> answers_;
+  // Chunks of many answers: a pass makes thousands, and a deque's 512-byte blocks cost a malloc
+  // per five.
+  ir::detail::ObjectPool<ir::Type> answers_;
   absl::flat_hash_map<const ir::Graph*, std::vector<const ir::Type*>> known_by_graph_;
   // The last graph asked about: almost every question is about the same graph as the one before.
   const ir::Graph* last_graph_ = nullptr;
