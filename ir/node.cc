@@ -3,12 +3,12 @@
 namespace onnxopt::ir {
 
 Node::Node(Graph* graph)
-    : op_(&OpName::of("")), graph_(graph), proto_(newProto<onnx::NodeProto>(graph->arena())) {
-  op_key_ = op_->key();
+    : graph_(graph), proto_(newProto<onnx::NodeProto>(graph->arena())) {
+  setOp(OpName::of(""));
 }
 Node::Node(Graph* graph, ProtoPtr<onnx::NodeProto> proto)
-    : op_(&OpName::of(proto->op_type(), proto->domain())), graph_(graph), proto_(std::move(proto)) {
-  op_key_ = op_->key();
+    : graph_(graph), proto_(std::move(proto)) {
+  setOp(OpName::of(proto_->op_type(), proto_->domain()));
 }
 Node::~Node() = default;
 
@@ -21,8 +21,7 @@ void Node::setName(std::string name) {
 
 void Node::setOpType(const std::string& op_type) {
   proto_->set_op_type(op_type);
-  op_ = &OpName::of(op_type, domain());
-  op_key_ = op_->key();
+  setOp(OpName::of(op_type, domain()));
 }
 
 void Node::setDomain(const std::string& domain) {
@@ -31,8 +30,7 @@ void Node::setDomain(const std::string& domain) {
   } else {
     proto_->set_domain(domain);
   }
-  op_ = &OpName::of(opType(), domain);
-  op_key_ = op_->key();
+  setOp(OpName::of(opType(), domain));
 }
 
 bool Node::is(absl::string_view op_type, absl::string_view domain) const {

@@ -238,6 +238,10 @@ class ONNXOPT_API Node {
 
   Value* addOutput(std::string name);
   void addOmittedOutput();
+  void setOp(const OpName& op) {
+    op_ = &op;
+    op_key_ = op.key();
+  }
 
   // What a walk over the node list reads comes first, in one cache line.
   Node* prev_ = nullptr;
