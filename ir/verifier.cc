@@ -76,6 +76,8 @@ class Verifier {
       if (absl::Status status = define(initializer, "initializer"); !status.ok()) return status;
     }
 
+    // Finding subgraphs reads every node's attributes; most models have none to find.
+    const bool may_nest = graph.model() == nullptr || graph.model()->numGraphs() > 1;
     const Node* previous = nullptr;
     size_t count = 0;
     for (const Node* node = graph.firstNode(); node; node = node->next()) {
@@ -99,20 +101,9 @@ class Verifier {
                                                   input->name(), "' does not list this use"));
         }
       }
-      for (const Attribute& attribute : node->attributes()) {
-        for (const auto& subgraph : attribute.graphs()) {
-          if (subgraph->parentNode() != node) {
-            return absl::InternalError(absl::StrCat("a subgraph of ", describe(*node), where,
-                                                    " does not know its parent node"));
-          }
-          if (nesting_ == kMaxGraphNesting) {
-            return absl::InvalidArgumentError(
-                graphTooDeepMessage(subgraph->name(), node->name(), node->opType()));
-          }
-          ++nesting_;
-          absl::Status status = verifyGraph(*subgraph, &defined);
-          --nesting_;
-          if (!status.ok()) return status;
+      if (may_nest) {
+        if (absl::Status status = verifySubgraphs(*node, defined, where); !status.ok()) {
+          return status;
         }
       }
       uint32_t used_outputs = 0;
@@ -151,6 +142,27 @@ class Verifier {
   }
 
  private:
+  absl::Status verifySubgraphs(const Node& node, const DefinedValues& defined,
+                               const std::string& where) {
+    for (const Attribute& attribute : node.attributes()) {
+      for (const auto& subgraph : attribute.graphs()) {
+        if (subgraph->parentNode() != &node) {
+          return absl::InternalError(absl::StrCat("a subgraph of ", describe(node), where,
+                                                  " does not know its parent node"));
+        }
+        if (nesting_ == kMaxGraphNesting) {
+          return absl::InvalidArgumentError(
+              graphTooDeepMessage(subgraph->name(), node.name(), node.opType()));
+        }
+        ++nesting_;
+        absl::Status status = verifyGraph(*subgraph, &defined);
+        --nesting_;
+        if (!status.ok()) return status;
+      }
+    }
+    return absl::OkStatus();
+  }
+
   const bool check_names_;
   int nesting_ = 0;  // of the graph being verified: 0 for the main graph
 
