@@ -1,5 +1,6 @@
 #include "bench_util.h"
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -84,6 +85,11 @@ std::string libraryLoadSaveBytes(const std::string& bytes) {
   auto out = ir::saveModelToBytes(**model);
   if (!out.ok()) return std::string(out.status().message());
   return "";
+}
+
+void keepFreedMemory() {
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
 }
 
 int64_t peakRssBytes() {

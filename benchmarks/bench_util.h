@@ -1,7 +1,7 @@
 #pragma once
 
-// Operations shared by ir_benchmarks and peak_memory: the bare-protobuf floor and the library's
-// load/save, on bytes or on files. Each returns an error message ("" on success).
+// Operations shared by the benchmark binaries and peak_memory: the bare-protobuf floor and the
+// library's load/save, on bytes or on files. Each returns an error message ("" on success).
 
 #include <cstdint>
 #include <string>
@@ -25,6 +25,14 @@ std::string libraryLoadSaveFile(const std::string& in_path, const std::string& o
 
 // The library on bytes: loadModelFromBytes + saveModelToBytes (+ destruction).
 std::string libraryLoadSaveBytes(const std::string& bytes);
+
+// Keeps memory the process frees instead of handing it back to the system (glibc's trim and mmap
+// thresholds), so that every benchmark iteration, the floor's included, starts from the same warm
+// heap. Whether glibc gives the heap's free top back after an iteration (and the next one faults
+// it in again) depends on where the last long-lived allocation happened to land: it changed from
+// build to build with no change in the code measured. For the timing binaries; peak_memory,
+// which measures what a process holds, does not call it.
+void keepFreedMemory();
 
 // Peak resident set size of this process so far (getrusage ru_maxrss), in bytes.
 int64_t peakRssBytes();

@@ -3,7 +3,6 @@
 // (load, verify, optimize, save) costs at most 2.5x a bare protobuf parse + serialize of the same
 // model, with ten times the nodes costing at most twelve times the time.
 
-#include <malloc.h>
 #include <sys/resource.h>
 
 #include <chrono>
@@ -13,6 +12,7 @@
 #include <benchmark/benchmark.h>
 
 #include "absl/strings/str_cat.h"
+#include "bench_util.h"
 #include "google/protobuf/arena.h"
 #include "onnxopt/ir/serialization.h"
 #include "onnxopt/ir/verifier.h"
@@ -29,14 +29,8 @@ int64_t minorPageFaults() {
   return static_cast<int64_t>(usage.ru_minflt);
 }
 
-// Whether glibc hands the heap's free top back to the system after an iteration (and the next
-// one faults it in again, a few hundred faults per 10k-node run) depends on where the last
-// long-lived allocation happened to land: it changed from build to build with no change in the
-// code measured. Keeping freed memory makes every iteration, the floor's included, start from
-// the same warm heap.
 const bool kHeapKeptWarm = [] {
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  keepFreedMemory();
   return true;
 }();
 
