@@ -30,8 +30,32 @@ absl::Status invalid(const onnx::TensorProto& tensor, absl::string_view problem)
 
 }  // namespace
 
-absl::StatusOr<ExternalData> resolveExternalData(const onnx::TensorProto& tensor,
-                                                 const std::string& base_dir) {
+const ExternalDataResolver::DataFile& ExternalDataResolver::dataFile(const std::string& location) {
+  auto [it, inserted] = data_files_.try_emplace(location);
+  DataFile& file = it->second;
+  if (!inserted) return file;
+  absl::StatusOr<std::string> path = realPath(absl::StrCat(base_dir_, "/", location));
+  if (!path.ok()) {
+    file.problem = absl::StrCat("file '", location, "' not found next to the model");
+    return file;
+  }
+  const std::string& base = **real_base_dir_;
+  if (path->compare(0, base.size() + 1, base + "/") != 0) {
+    file.problem = absl::StrCat("location '", location,
+                                "' resolves outside the model's folder (through a symlink)");
+    return file;
+  }
+  struct stat info;
+  if (stat(path->c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    file.problem = absl::StrCat("location '", location, "' is not a regular file");
+    return file;
+  }
+  file.path = *std::move(path);
+  file.size = info.st_size;
+  return file;
+}
+
+absl::StatusOr<ExternalData> ExternalDataResolver::resolve(const onnx::TensorProto& tensor) {
   ExternalData external;
   for (const auto& entry : tensor.external_data()) {
     if (entry.key() == "location") {
@@ -57,25 +81,17 @@ absl::StatusOr<ExternalData> resolveExternalData(const onnx::TensorProto& tensor
                                           "' leaves the model's folder ('..')"));
     }
   }
-  if (base_dir.empty()) {
+  if (base_dir_.empty()) {
     return invalid(tensor, "cannot be found: the model was not loaded from a file and no "
                            "external data folder was given");
   }
-  absl::StatusOr<std::string> base = realPath(base_dir);
-  if (!base.ok()) return invalid(tensor, absl::StrCat("folder not found: ", base.status().message()));
-  absl::StatusOr<std::string> path = realPath(absl::StrCat(base_dir, "/", external.location));
-  if (!path.ok()) {
-    return invalid(tensor, absl::StrCat("file '", external.location, "' not found next to the model"));
+  if (!real_base_dir_) real_base_dir_ = realPath(base_dir_);
+  if (!real_base_dir_->ok()) {
+    return invalid(tensor, absl::StrCat("folder not found: ", real_base_dir_->status().message()));
   }
-  if (path->compare(0, base->size() + 1, *base + "/") != 0) {
-    return invalid(tensor, absl::StrCat("location '", external.location,
-                                        "' resolves outside the model's folder (through a symlink)"));
-  }
-  struct stat info;
-  if (stat(path->c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
-    return invalid(tensor, absl::StrCat("location '", external.location, "' is not a regular file"));
-  }
-  const int64_t file_size = info.st_size;
+  const DataFile& file = dataFile(external.location);
+  if (!file.problem.empty()) return invalid(tensor, file.problem);
+  const int64_t file_size = file.size;
   if (external.offset > file_size) {
     return invalid(tensor, absl::StrCat("offset ", external.offset, " is past the end of '",
                                         external.location, "' (", file_size, " bytes)"));
@@ -98,7 +114,7 @@ absl::StatusOr<ExternalData> resolveExternalData(const onnx::TensorProto& tensor
                                               : std::string("more than int64 can count")));
     }
   }
-  external.path = *std::move(path);
+  external.path = file.path;
   return external;
 }
 

@@ -123,7 +123,7 @@ absl::Status checkWireTypes(const google::protobuf::Message& message,
 class ProtoImporter {
  public:
   ProtoImporter(Model* model, const LoadOptions& options, std::string base_dir)
-      : model_(model), options_(options), base_dir_(std::move(base_dir)) {}
+      : model_(model), options_(options), external_data_(std::move(base_dir)) {}
 
   static onnx::ModelProto* newModelProto(Model& model) {
     return newProto<onnx::ModelProto>(model.arena_.get());
@@ -142,7 +142,7 @@ class ProtoImporter {
     }
     if (!proto->has_graph()) return absl::InvalidArgumentError("the model has no graph");
     ProtoPtr<onnx::GraphProto> graph(proto->unsafe_arena_release_graph());
-    model_->base_dir_ = base_dir_;
+    model_->base_dir_ = external_data_.baseDir();
     model_->loading_ = true;
     absl::Status status = importGraph(std::move(graph), model_->graph_.get(), nullptr);
     model_->loading_ = false;
@@ -397,7 +397,7 @@ class ProtoImporter {
     }
     // Tensor attributes may point at external data too; they obey the same path rules.
     if (proto.has_t() && proto.t().data_location() == onnx::TensorProto::EXTERNAL) {
-      auto checked = resolveExternalData(proto.t(), base_dir_);
+      auto checked = external_data_.resolve(proto.t());
       if (!checked.ok()) return annotate(checked.status(), node_proto, proto);
     }
     if (proto.has_t()) {
@@ -439,7 +439,7 @@ class ProtoImporter {
     if (proto->data_location() != onnx::TensorProto::EXTERNAL) {
       return std::shared_ptr<Tensor>(new Tensor(std::move(proto), std::move(arena), std::nullopt));
     }
-    auto external = resolveExternalData(*proto, base_dir_);
+    auto external = external_data_.resolve(*proto);
     if (!external.ok()) return external.status();
     auto tensor = std::shared_ptr<Tensor>(
         new Tensor(std::move(proto), std::move(arena), *std::move(external)));
@@ -532,7 +532,7 @@ class ProtoImporter {
 
   Model* model_;
   const LoadOptions& options_;
-  std::string base_dir_;
+  ExternalDataResolver external_data_;
   int nesting_ = 0;  // of the graph being imported: 0 for the main graph
 };
 

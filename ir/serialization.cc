@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <optional>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
@@ -332,13 +333,23 @@ absl::Status relocateExternalData(const Model& model, const std::string& output_
                                   std::vector<const Value*>* in_writers_file) {
   std::unique_ptr<char, decltype(&std::free)> writers_file(
       realpath(absl::StrCat(output_dir, "/", writer.fileName()).c_str(), nullptr), &std::free);
+  // Where each distinct location points from the output's folder (tensors share data files).
+  absl::flat_hash_map<std::string, std::optional<std::string>> real_paths;
+  auto realPathFromOutput = [&](const std::string& location) -> const std::optional<std::string>& {
+    auto [it, inserted] = real_paths.try_emplace(location);
+    if (inserted) {
+      std::unique_ptr<char, decltype(&std::free)> resolved(
+          realpath(absl::StrCat(output_dir, "/", location).c_str(), nullptr), &std::free);
+      if (resolved) it->second = resolved.get();
+    }
+    return it->second;
+  };
   absl::Status status = absl::OkStatus();
   forEachInitializer(model.graph(), [&](const Value& value) {
     if (!status.ok() || !value.initializer()->isExternal()) return;
     const ExternalData& external = *value.initializer()->external();
-    std::unique_ptr<char, decltype(&std::free)> there(
-        realpath(absl::StrCat(output_dir, "/", external.location).c_str(), nullptr), &std::free);
-    if (there && external.path == there.get()) {
+    const std::optional<std::string>& there = realPathFromOutput(external.location);
+    if (there && external.path == *there) {
       if (writers_file && external.path == writers_file.get()) in_writers_file->push_back(&value);
       return;
     }
