@@ -127,6 +127,16 @@ void Graph::moveNodeBefore(Node* node, Node* before) {
   linkBefore(node, before);
 }
 
+void Graph::moveOutputs(Node* from, Node* to) {
+  to->output_ptrs_ = std::move(from->output_ptrs_);
+  from->output_ptrs_.clear();
+  for (Value* output : to->output_ptrs_) {
+    if (output != nullptr) output->producer_ = to;
+  }
+  to->used_outputs_ = from->used_outputs_;
+  from->used_outputs_ = 0;
+}
+
 void Graph::eraseNode(Node* node) {
   node->dropAllReferences();
   // Keep node->next_: an iterator standing on this node continues from there.

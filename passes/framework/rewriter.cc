@@ -252,6 +252,26 @@ void PatternRewriter::replaceNode(ir::Node& node, absl::Span<ir::Value* const> r
   erase(node);
 }
 
+ir::Node* PatternRewriter::replaceRootWithNewNode(const std::string& op_type,
+                                                  absl::Span<ir::Value* const> inputs,
+                                                  const std::string& domain,
+                                                  const std::string& node_name_hint) {
+  ir::Node* replacement = createNode(op_type, inputs, {}, domain, node_name_hint);
+  if (!beginChange(*offered_root_)) return replacement;
+  ir::Node& root = *matched_root_;
+  // Their operand's producer changes: patterns rooted at the users may match now.
+  for (const ir::Value* output : root.outputs()) {
+    if (output == nullptr) continue;
+    for (const ir::Use& use : output->uses()) {
+      if (use.user() != nullptr) worklist_.push(use.user());
+    }
+  }
+  root.graph()->moveOutputs(&root, replacement);
+  notifyChanged(*replacement);  // the shape oracle forgets what it knew of the outputs
+  erase(root);
+  return replacement;
+}
+
 void PatternRewriter::eraseNode(ir::Node& node) {
   if (!beginChange(node)) return;
   for (const ir::Value* output : node.outputs()) {

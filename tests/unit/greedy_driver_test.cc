@@ -195,6 +195,53 @@ declared (float[N] X) => (float[N] Y) {
   EXPECT_EQ(order, (std::vector<std::string>{"n", "r", "Y_before"}));
 }
 
+// Relu(x) -> Sigmoid(x), the Sigmoid taking over the Relu's output value.
+class ReluToSigmoidInPlace final : public RewritePattern {
+ public:
+  ReluToSigmoidInPlace() : RewritePattern("Relu", "relu-to-sigmoid-in-place") {}
+  LogicalResult matchAndRewrite(ir::Node& relu, PatternRewriter& rewriter) const override {
+    if (failed(rewriter.match(relu))) return failure();
+    rewriter.replaceRootWithNewNode("Sigmoid", {relu.input(0)});
+    return success();
+  }
+};
+
+TEST(GreedyDriver, ANewNodeTakesOverTheRootsOutputValues) {
+  onnx::ModelProto proto = testing::parseProto(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+in_place (float[N] X) => (float[N] Y, float[N] Z) {
+  r = Relu(X)
+  Y = Abs(r)
+  Z = Identity(r)
+}
+)");
+  onnx::ValueInfoProto* info = proto.mutable_graph()->add_value_info();
+  info->set_name("r");
+  info->set_doc_string("about r");
+  ir::Type::tensor(onnx::TensorProto::FLOAT, ir::Shape{ir::Dim::symbolic("N")})
+      .writeTo(info->mutable_type());
+  auto model = ir::importModel(std::move(proto));
+  ASSERT_TRUE(model.ok()) << model.status();
+  const ir::Value* r = (*model)->graph().findValue("r");
+  const ir::Node* relu = r->producer();
+  RewritePatternSet patterns;
+  patterns.add<ReluToSigmoidInPlace>();
+  DriverRun run;
+  runDriver(**model, patterns, run);
+  ASSERT_TRUE(run.result.ok()) << run.result.status();
+
+  EXPECT_TRUE(relu->isErased());
+  ASSERT_TRUE(r->producer()->is("Sigmoid")) << "the same value, now the Sigmoid's";
+  EXPECT_EQ(r->producerOutputIndex(), 0u);
+  EXPECT_EQ(r->name(), "r");
+  EXPECT_EQ(r->uses().size(), 2u);
+  ASSERT_NE(r->valueInfo(), nullptr);
+  EXPECT_EQ(r->valueInfo()->doc_string(), "about r");
+  EXPECT_TRUE(ir::verify(**model).ok()) << ir::verify(**model);
+  // No fresh value name was taken: the first one asked for "r" is still "r_1".
+  EXPECT_EQ((*model)->valueNames().fresh("r"), "r_1");
+}
+
 // Relu(x) -> Relu<tag=7>(x), once.
 class TagRelu final : public RewritePattern {
  public:

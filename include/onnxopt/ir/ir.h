@@ -320,6 +320,10 @@ class ONNXOPT_API Graph {
                    const std::string& domain = "");
   // Unlinks `node` from the list and places it before `before` (at the end when null).
   void moveNodeBefore(Node* node, Node* before);
+  // Gives every output of `from` to `to`, which has none, in order: the values keep their names,
+  // uses and declarations; only their producer changes. `from` is left with no outputs. `to`
+  // must come before every user of those values.
+  void moveOutputs(Node* from, Node* to);
   // Erases a node none of whose outputs is used. Its memory lives until the graph goes, so
   // iterators standing on it stay valid.
   void eraseNode(Node* node);

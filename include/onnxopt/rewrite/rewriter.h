@@ -93,6 +93,14 @@ class ONNXOPT_API PatternRewriter {
   // Replaces output i of `node` with replacements[i] (null: that output has no uses) and erases
   // `node`.
   void replaceNode(ir::Node& node, absl::Span<ir::Value* const> replacements);
+  // A new node that computes what the match root computed, in its place: it takes over the
+  // root's output values (names, uses, declarations and all) and the root is erased. Named like
+  // createNode's. Cheaper than createNode + replaceNode, which make fresh output values, move
+  // every use over and swap names and declarations back; as ONNX Runtime's fusions keep the
+  // fused node's output names. Returns the node (with no outputs if there was no match).
+  ir::Node* replaceRootWithNewNode(const std::string& op_type, absl::Span<ir::Value* const> inputs,
+                                   const std::string& domain = "",
+                                   const std::string& node_name_hint = "");
   // Erases a node none of whose outputs is used, with its subgraphs.
   void eraseNode(ir::Node& node);
 
