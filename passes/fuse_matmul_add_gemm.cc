@@ -261,7 +261,7 @@ class FuseMatMulAdd final : public RewritePattern {
 
     // ---- rewrite ----
     const std::string gemm_name = fusedName(matmul.name(), add.name());
-    // The Add's output keeps its name until replaceNode() below.
+    // The Add's output value, and its name, go to the last node made (replaceRootWithNewNode).
     const std::string& out_name = add.output(0)->name();
     auto create = [&rewriter](const std::string& op_type, absl::Span<ir::Value* const> inputs,
                               const std::string& output_hint, const std::string& node_name) {
@@ -270,8 +270,7 @@ class FuseMatMulAdd final : public RewritePattern {
     };
 
     if (!reshape) {
-      ir::Node* gemm = create("Gemm", {&a, &b, &bias}, out_name, gemm_name);
-      rewriter.replaceNode(add, {gemm->output(0)});
+      rewriter.replaceRootWithNewNode("Gemm", {&a, &b, &bias}, "", gemm_name);
       return success();
     }
 
@@ -310,11 +309,11 @@ class FuseMatMulAdd final : public RewritePattern {
       rewriter.setIntAttr(*concat, "axis", 0);
       target = concat->output(0);
     }
-    ir::Node* back = create("Reshape", {gemm->output(0), target}, out_name, gemm_name + "_reshape");
+    ir::Node* back = rewriter.replaceRootWithNewNode("Reshape", {gemm->output(0), target}, "",
+                                                     gemm_name + "_reshape");
     // The run-time shape may hold a 0 (an empty tensor): with allowzero=1 it means 0, not "copy
     // the input's dim". planReshape only goes there from opset 14, where allowzero exists.
     if (!plan.static_shape) rewriter.setIntAttr(*back, "allowzero", 1);
-    rewriter.replaceNode(add, {back->output(0)});
     return success();
   }
 

@@ -368,7 +368,11 @@ class FoldGemmOutputTranspose final : public RewritePattern {
         new_c ? rewriter.createInitializer(c->name() + "_transposed", std::move(*new_c)) : c;
     std::vector<ir::Value*> inputs = {gemm->input(1), gemm->input(0)};
     if (c_operand != nullptr) inputs.push_back(c_operand);
-    ir::Node* fused = rewriter.createNode("Gemm", inputs, {transpose.output(0)->name()});
+    // The fused node is the Gemm, read transposed: it keeps the Gemm's node name (the old Gemm
+    // goes with this rewrite), or takes the Transpose's when the Gemm had none.
+    const std::string name = !gemm->name().empty() ? gemm->name() : transpose.name();
+    // It computes the Transpose's output: it takes over that value, and the Transpose goes.
+    ir::Node* fused = rewriter.replaceRootWithNewNode("Gemm", inputs);
     for (const ir::Attribute& attribute : gemm->attributes()) {
       if (attribute.name() == "transA" || attribute.name() == "transB") continue;
       onnx::AttributeProto copy = attribute.proto();
@@ -378,11 +382,7 @@ class FoldGemmOutputTranspose final : public RewritePattern {
     // set; A as the new B, transposed unless transA was set.
     if (*trans_b == 0) rewriter.setIntAttr(*fused, "transA", 1);
     if (*trans_a == 0) rewriter.setIntAttr(*fused, "transB", 1);
-    // The fused node is the Gemm, read transposed: it keeps the Gemm's node name (the old Gemm
-    // goes with this rewrite), or takes the Transpose's when the Gemm had none.
-    const std::string name = !gemm->name().empty() ? gemm->name() : transpose.name();
     if (!name.empty()) rewriter.modifyInPlace(*fused, [&name](ir::Node& node) { node.setName(name); });
-    rewriter.replaceNode(transpose, {fused->output(0)});
     return success();
   }
 
