@@ -166,6 +166,12 @@ void PatternRewriter::pushProducer(const ir::Value* value) {
   if (value != nullptr && value->producer() != nullptr) worklist_.push(value->producer());
 }
 
+void PatternRewriter::pushUsers(const ir::Value& value) {
+  for (const ir::Use& use : value.uses()) {
+    if (use.user() != nullptr) worklist_.push(use.user());
+  }
+}
+
 ir::Node* PatternRewriter::createNode(const std::string& op_type,
                                       absl::Span<ir::Value* const> inputs,
                                       absl::Span<const std::string> output_name_hints,
@@ -208,9 +214,7 @@ void PatternRewriter::replaceAllUsesWith(ir::Value& from, ir::Value& to) {
                              "' would change the model's interface (see canReplaceAllUsesWith)"));
     return;
   }
-  for (const ir::Use& use : from.uses()) {
-    if (use.user() != nullptr) worklist_.push(use.user());
-  }
+  pushUsers(from);
   const bool to_is_new = to.producer() != nullptr && std::find(created_.begin(), created_.end(),
                                                                to.producer()) != created_.end();
   const bool swap_names = to_is_new || isMainGraphOutput(from);
@@ -261,10 +265,7 @@ ir::Node* PatternRewriter::replaceRootWithNewNode(const std::string& op_type,
   ir::Node& root = *matched_root_;
   // Their operand's producer changes: patterns rooted at the users may match now.
   for (const ir::Value* output : root.outputs()) {
-    if (output == nullptr) continue;
-    for (const ir::Use& use : output->uses()) {
-      if (use.user() != nullptr) worklist_.push(use.user());
-    }
+    if (output != nullptr) pushUsers(*output);
   }
   root.graph()->moveOutputs(&root, replacement);
   notifyChanged(*replacement);  // the shape oracle forgets what it knew of the outputs

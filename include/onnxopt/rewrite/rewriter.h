@@ -138,6 +138,8 @@ class ONNXOPT_API PatternRewriter {
   // returns the outer values they read.
   std::vector<const ir::Value*> forgetSubgraphs(ir::Node& node, absl::string_view attribute_name);
   void pushProducer(const ir::Value* value);
+  // Every node that reads `value` (its users inside subgraphs included).
+  void pushUsers(const ir::Value& value);
 
   ir::Model& model_;
   detail::Worklist& worklist_;
