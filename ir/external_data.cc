@@ -18,9 +18,9 @@ namespace onnxopt::ir {
 namespace {
 
 absl::StatusOr<std::string> realPath(const std::string& path) {
-  std::unique_ptr<char, decltype(&std::free)> resolved(realpath(path.c_str(), nullptr), &std::free);
+  std::optional<std::string> resolved = realPathOf(path);
   if (!resolved) return absl::NotFoundError(absl::StrCat(path, ": ", std::strerror(errno)));
-  return std::string(resolved.get());
+  return *std::move(resolved);
 }
 
 absl::Status invalid(const onnx::TensorProto& tensor, absl::string_view problem) {
@@ -116,6 +116,12 @@ absl::StatusOr<ExternalData> ExternalDataResolver::resolve(const onnx::TensorPro
   }
   external.path = file.path;
   return external;
+}
+
+std::optional<std::string> realPathOf(const std::string& path) {
+  std::unique_ptr<char, decltype(&std::free)> resolved(realpath(path.c_str(), nullptr), &std::free);
+  if (!resolved) return std::nullopt;
+  return std::string(resolved.get());
 }
 
 absl::Status readFileRange(const std::string& path, int64_t offset, int64_t length,

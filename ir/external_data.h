@@ -39,6 +39,9 @@ class ExternalDataResolver {
   absl::flat_hash_map<std::string, DataFile> data_files_;
 };
 
+// The canonical absolute path of `path` (realpath), or nullopt with errno set.
+std::optional<std::string> realPathOf(const std::string& path);
+
 // Reads `length` bytes at `offset` of `path` into `out`.
 absl::Status readFileRange(const std::string& path, int64_t offset, int64_t length,
                            std::string* out);

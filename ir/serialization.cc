@@ -312,9 +312,9 @@ void forEachInitializer(const Graph& graph, Fn&& fn) {
 }
 
 absl::StatusOr<std::string> realDir(const std::string& dir) {
-  std::unique_ptr<char, decltype(&std::free)> resolved(realpath(dir.c_str(), nullptr), &std::free);
+  std::optional<std::string> resolved = realPathOf(dir);
   if (!resolved) return errnoError(dir, "open the output folder");
-  return std::string(resolved.get());
+  return *std::move(resolved);
 }
 
 absl::Status copyExternalData(const Value& value, ExternalDataWriter& writer) {
@@ -331,17 +331,13 @@ absl::Status copyExternalData(const Value& value, ExternalDataWriter& writer) {
 absl::Status relocateExternalData(const Model& model, const std::string& output_dir,
                                   ExternalDataWriter& writer,
                                   std::vector<const Value*>* in_writers_file) {
-  std::unique_ptr<char, decltype(&std::free)> writers_file(
-      realpath(absl::StrCat(output_dir, "/", writer.fileName()).c_str(), nullptr), &std::free);
+  const std::optional<std::string> writers_file =
+      realPathOf(absl::StrCat(output_dir, "/", writer.fileName()));
   // Where each distinct location points from the output's folder (tensors share data files).
   absl::flat_hash_map<std::string, std::optional<std::string>> real_paths;
   auto realPathFromOutput = [&](const std::string& location) -> const std::optional<std::string>& {
     auto [it, inserted] = real_paths.try_emplace(location);
-    if (inserted) {
-      std::unique_ptr<char, decltype(&std::free)> resolved(
-          realpath(absl::StrCat(output_dir, "/", location).c_str(), nullptr), &std::free);
-      if (resolved) it->second = resolved.get();
-    }
+    if (inserted) it->second = realPathOf(absl::StrCat(output_dir, "/", location));
     return it->second;
   };
   absl::Status status = absl::OkStatus();
@@ -350,7 +346,7 @@ absl::Status relocateExternalData(const Model& model, const std::string& output_
     const ExternalData& external = *value.initializer()->external();
     const std::optional<std::string>& there = realPathFromOutput(external.location);
     if (there && external.path == *there) {
-      if (writers_file && external.path == writers_file.get()) in_writers_file->push_back(&value);
+      if (writers_file && external.path == *writers_file) in_writers_file->push_back(&value);
       return;
     }
     status = copyExternalData(value, writer);
@@ -556,8 +552,7 @@ namespace {
 std::string followSymlink(const std::string& path) {
   struct stat info;
   if (lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode)) {
-    std::unique_ptr<char, decltype(&std::free)> target(realpath(path.c_str(), nullptr), &std::free);
-    if (target) return target.get();
+    if (std::optional<std::string> target = realPathOf(path)) return *std::move(target);
   }
   return path;
 }
