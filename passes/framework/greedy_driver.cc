@@ -61,6 +61,7 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::run(ir::Model& model) {
       // each node is read once here rather than twice.
       worklist.reserve(model.graph().numNodes());
       for (ir::Node* node = model.graph().lastNode(); node != nullptr; node = node->prev()) {
+        detail::prefetchNodeAt(node, -8);  // the walk goes backwards
         ++live_nodes;
         if (touched_after == 0 || node->touchedAt() > touched_after) worklist.seed(node);
       }
