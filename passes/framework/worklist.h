@@ -13,13 +13,13 @@ namespace onnxopt::detail {
 
 // Asks the cache for the memory `steps` nodes away from `node` in its graph's node pool. An
 // imported graph's nodes sit there in list order, so in a walk along the list that is usually the
-// node as many steps ahead. On graphs bigger than the caches, the driver's two walks stall on
-// memory without it (100k and 1M nodes: 25-30% of the pipeline's time with nothing to rewrite).
-// A wrong guess wastes a prefetch; a prefetch never faults.
+// node as many steps ahead. On graphs bigger than the caches, the driver's walks stall on memory
+// without prefetching (docs/performance.md, the pipeline's run L). A wrong guess wastes a
+// prefetch; a prefetch never faults.
 inline void prefetchNodeAt(const ir::Node* node, ptrdiff_t steps) {
 #if defined(__GNUC__)
-  __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(node) +
-                                                   steps * static_cast<ptrdiff_t>(sizeof(ir::Node))));
+  const ptrdiff_t bytes = steps * static_cast<ptrdiff_t>(sizeof(ir::Node));
+  __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(node) + bytes));
 #endif
 }
 
@@ -69,9 +69,10 @@ class Worklist {
   }
 
  private:
-  // The stack knows which nodes pop next: the node kPrefetchDistance pops away is fetched, and
-  // the values read by the one half as far (fetched by the previous pops), which patterns read
-  // first. Values live in another pool, where no walk along the list could guess them.
+  // The stack knows which nodes pop next. The node kPrefetchDistance pops away is fetched; so
+  // are the input values of the node half as far, whose own memory an earlier pop fetched:
+  // patterns read those values first, and they live in another pool, where no walk along the
+  // list could guess them.
   void prefetchAhead() const {
 #if defined(__GNUC__)
     const size_t size = stack_.size();
