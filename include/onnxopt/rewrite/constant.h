@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -55,8 +56,9 @@ class ONNXOPT_API ConstantView {
   // The elements of an integer or bool tensor, exactly (nullopt for other types, for uint64
   // values above INT64_MAX, and for malformed data).
   std::optional<std::vector<int64_t>> asInts() const;
-  // The elements of a numeric tensor as doubles, exactly: float16 and bfloat16 decoded, integers
-  // of magnitude above 2^53 refused (nullopt), as are strings, complex types and malformed data.
+  // The elements of a numeric tensor as doubles, exactly: float16 and bfloat16 decoded; nullopt
+  // when a 64-bit integer has no exact double (2^53 + 1 has none), for strings, complex types
+  // and malformed data.
   std::optional<std::vector<double>> asDoubles() const;
   // Whether every element equals `value` exactly, compared in the tensor's own type (NaN equals
   // nothing; an integer tensor equals no fractional value). False for a tensor of no elements,

@@ -67,12 +67,14 @@ ONNXOPT_API absl::StatusOr<std::optional<std::vector<int64_t>>> getInts(const ir
                                                                         absl::string_view name);
 ONNXOPT_API absl::StatusOr<std::optional<std::vector<float>>> getFloats(const ir::Node& node,
                                                                         absl::string_view name);
-// Null when absent. The tensor belongs to the node's attribute.
+// Null when absent. The tensor belongs to the node's attribute and may hold external-data
+// references: readConstant reads a Constant's value.
 ONNXOPT_API absl::StatusOr<const onnx::TensorProto*> getTensor(const ir::Node& node,
                                                                absl::string_view name);
 
 // Every attribute the schema defines has the kind it defines, and every required one is there
-// (OK when there is no schema). Attributes the schema does not define are left to the verifier.
+// (OK when there is no schema). Attributes the schema does not define are not looked at: no
+// rewrite reads them, and runtimes ignore them.
 ONNXOPT_API absl::Status checkAttributes(const ir::Node& node);
 
 }  // namespace onnxopt
