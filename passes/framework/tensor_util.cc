@@ -306,7 +306,9 @@ absl::StatusOr<TensorProto> transposeTensor(const TensorProto& tensor,
   }
   if (tensor.has_raw_data()) {
     const std::string& in = tensor.raw_data();
-    if (is_string || static_cast<int64_t>(in.size()) != *count * element_size) {
+    // Divided, not multiplied: absurd dims must not overflow.
+    const int64_t held = static_cast<int64_t>(in.size());
+    if (is_string || held % element_size != 0 || held / element_size != *count) {
       return badTensor(tensor, absl::StrCat("raw_data holds ", in.size(), " bytes, not ", *count,
                                             " elements of ", ir::elemTypeName(tensor.data_type())));
     }
