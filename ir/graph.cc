@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "onnxopt/ir/describe.h"
 #include "onnxopt/ir/ir.h"
 
 namespace onnxopt::ir {
@@ -36,10 +37,9 @@ google::protobuf::Arena* Graph::arena() const {
   return model_ ? model_->arena_.get() : nullptr;
 }
 
-std::string graphTooDeepMessage(absl::string_view graph, absl::string_view owner_name,
-                                absl::string_view owner_op_type) {
-  return absl::StrCat("graph '", graph, "' of node '", owner_name, "' (", owner_op_type,
-                      ") is nested more than ", kMaxGraphNesting, " levels deep");
+std::string graphTooDeepMessage(absl::string_view graph, absl::string_view owner) {
+  return absl::StrCat("graph '", graph, "' of ", owner, " is nested more than ", kMaxGraphNesting,
+                      " levels deep");
 }
 
 namespace {
@@ -49,7 +49,7 @@ absl::Status checkNestingBelow(const Graph& graph, int level) {
       for (const auto& subgraph : attribute.graphs()) {
         if (level == kMaxGraphNesting) {
           return absl::InvalidArgumentError(
-              graphTooDeepMessage(subgraph->name(), node.name(), node.opType()));
+              graphTooDeepMessage(subgraph->name(), describe(node)));
         }
         if (absl::Status status = checkNestingBelow(*subgraph, level + 1); !status.ok()) {
           return status;
@@ -68,6 +68,15 @@ absl::Status checkGraphNesting(const Graph& graph) {
 }
 
 Graph* Graph::parentGraph() const { return parent_node_ ? parent_node_->graph() : nullptr; }
+
+void Graph::noteModified() {
+  if (model_ != nullptr) ++model_->modifications_;
+}
+
+onnx::GraphProto& Graph::mutableProto() {
+  noteModified();
+  return *proto_;
+}
 
 void Graph::linkBefore(Node* node, Node* before) {
   node->next_ = before;
@@ -103,7 +112,9 @@ void Graph::unlink(Node* node) {
 Node* Graph::createNode(const std::string& op_type, absl::Span<Value* const> inputs,
                         absl::Span<const std::string> output_names, Node* before,
                         const std::string& domain) {
+  noteModified();
   Node* node = nodes_.create(this);
+  node->ordinal_ = static_cast<uint32_t>(nodes_.size() - 1);
   node->setOpType(op_type);
   if (!domain.empty()) node->setDomain(domain);
   node->inputs_.reserve(inputs.size());
@@ -123,11 +134,13 @@ Node* Graph::createNode(const std::string& op_type, absl::Span<Value* const> inp
 
 void Graph::moveNodeBefore(Node* node, Node* before) {
   if (node == before) return;
+  noteModified();
   unlink(node);
   linkBefore(node, before);
 }
 
 void Graph::moveOutputs(Node* from, Node* to) {
+  noteModified();
   to->output_ptrs_ = std::move(from->output_ptrs_);
   from->output_ptrs_.clear();
   for (Value* output : to->output_ptrs_) {
@@ -138,6 +151,7 @@ void Graph::moveOutputs(Node* from, Node* to) {
 }
 
 void Graph::eraseNode(Node* node) {
+  noteModified();
   node->dropAllReferences();
   // Keep node->next_: an iterator standing on this node continues from there.
   Node* next = node->next_;
@@ -147,6 +161,7 @@ void Graph::eraseNode(Node* node) {
 }
 
 Value* Graph::newValue(std::string name) {
+  noteModified();
   const auto ordinal = static_cast<uint32_t>(values_.size());
   Value* value = values_.create(this, std::move(name));
   value->ordinal_ = ordinal;
@@ -172,6 +187,7 @@ void Graph::addOutput(Value* value) {
 
 void Graph::setOutput(size_t i, Value* value) {
   if (outputs_[i] == value) return;
+  noteModified();
   if (outputs_[i] != nullptr) outputs_[i]->removeUse(output_use_slots_[i]);
   outputs_[i] = value;
   output_use_slots_[i] = value ? value->addUse(Use(this, static_cast<uint32_t>(i))) : 0;
@@ -203,6 +219,7 @@ Value* Graph::addInitializer(std::string name, std::shared_ptr<Tensor> tensor) {
 
 void Graph::removeInitializer(Value* value) {
   if (!value->isInitializer() && !value->isSparseInitializer()) return;
+  noteModified();
   // O(1): the slot is cleared now and the list compacted once, when next read or grown.
   initializers_[value->initializer_slot_] = nullptr;
   ++removed_initializers_;

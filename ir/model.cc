@@ -1,5 +1,3 @@
-#include <algorithm>
-
 #include "onnxopt/ir/ir.h"
 
 namespace onnxopt::ir {
@@ -23,29 +21,6 @@ Model::Model()
       graph_(std::make_unique<Graph>(this)) {}
 Model::~Model() = default;
 
-void Model::touch(Node* node, uint64_t tick) {
-  if (node->touchedAt() == tick) return;
-  node->setTouchedAt(tick);
-  if (node->graph() == graph_.get()) {
-    touch_log_.emplace_back(tick, node);
-  } else {
-    last_subgraph_touch_ = tick;
-  }
-}
-
-bool Model::mainGraphNodesTouchedAfter(uint64_t tick, std::vector<Node*>* nodes) const {
-  if (last_subgraph_touch_ > tick) return false;
-  auto first = std::upper_bound(
-      touch_log_.begin(), touch_log_.end(), tick,
-      [](uint64_t t, const std::pair<uint64_t, Node*>& entry) { return t < entry.first; });
-  for (auto it = first; it != touch_log_.end(); ++it) {
-    // Only a node's last touch counts, so that a node touched in several ticks comes once.
-    Node* node = it->second;
-    if (!node->isErased() && node->touchedAt() == it->first) nodes->push_back(node);
-  }
-  return true;
-}
-
 namespace {
 bool isDefaultDomain(absl::string_view domain) { return domain.empty() || domain == "ai.onnx"; }
 bool sameDomain(absl::string_view a, absl::string_view b) {
@@ -61,6 +36,7 @@ std::optional<int64_t> Model::opsetVersion(absl::string_view domain) const {
 }
 
 void Model::setOpsetVersion(const std::string& domain, int64_t version) {
+  ++modifications_;
   for (auto& opset : *proto_->mutable_opset_import()) {
     if (sameDomain(opset.domain(), domain)) {
       opset.set_version(version);

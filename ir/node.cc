@@ -12,7 +12,18 @@ Node::Node(Graph* graph, ProtoPtr<onnx::NodeProto> proto)
 }
 Node::~Node() = default;
 
+std::vector<Attribute>& Node::mutableAttributes() {
+  graph_->noteModified();
+  return attributes_;
+}
+
+onnx::NodeProto& Node::mutableProto() {
+  graph_->noteModified();
+  return *proto_;
+}
+
 void Node::setName(std::string name) {
+  graph_->noteModified();
   proto_->set_name(std::move(name));
   if (!proto_->name().empty() && graph_->model() != nullptr) {
     graph_->model()->nodeNames().give(proto_->name());
@@ -20,11 +31,13 @@ void Node::setName(std::string name) {
 }
 
 void Node::setOpType(const std::string& op_type) {
+  graph_->noteModified();
   proto_->set_op_type(op_type);
   setOp(OpName::of(op_type, domain()));
 }
 
 void Node::setDomain(const std::string& domain) {
+  graph_->noteModified();
   if (domain.empty()) {
     proto_->clear_domain();
   } else {
@@ -40,6 +53,7 @@ bool Node::is(absl::string_view op_type, absl::string_view domain) const {
 
 void Node::setInput(size_t i, Value* value) {
   if (inputs_[i] == value) return;
+  graph_->noteModified();
   if (inputs_[i] != nullptr) inputs_[i]->removeUse(input_use_slots_[i]);
   inputs_[i] = value;
   input_use_slots_[i] = value ? value->addUse(Use(this, static_cast<uint32_t>(i))) : 0;
@@ -87,6 +101,7 @@ void dropSubgraphReferences(Attribute& attribute) {
 }  // namespace
 
 void Node::setAttr(Attribute attribute) {
+  graph_->noteModified();
   for (Attribute& existing : attributes_) {
     if (existing.name() == attribute.name()) {
       dropSubgraphReferences(existing);
@@ -98,6 +113,7 @@ void Node::setAttr(Attribute attribute) {
 }
 
 bool Node::removeAttr(absl::string_view name) {
+  graph_->noteModified();
   for (auto it = attributes_.begin(); it != attributes_.end(); ++it) {
     if (it->name() == name) {
       dropSubgraphReferences(*it);
@@ -109,6 +125,7 @@ bool Node::removeAttr(absl::string_view name) {
 }
 
 std::optional<Attribute> Node::takeAttr(absl::string_view name) {
+  graph_->noteModified();
   for (auto it = attributes_.begin(); it != attributes_.end(); ++it) {
     if (it->name() == name) {
       dropSubgraphReferences(*it);

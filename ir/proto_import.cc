@@ -14,6 +14,7 @@
 #include "duplicate_names.h"
 #include "external_data.h"
 #include "import_scope.h"
+#include "onnxopt/ir/describe.h"
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/ir/serialization.h"
 #include "proto_io.h"
@@ -21,14 +22,6 @@
 namespace onnxopt::ir {
 
 namespace {
-
-std::string describeNode(const onnx::NodeProto& node) {
-  return absl::StrCat("node '", node.name(), "' (", node.op_type(), ")");
-}
-
-std::string describeNode(const Node& node) {
-  return absl::StrCat("node '", node.name(), "' (", node.opType(), ")");
-}
 
 // Values of `outer` that nodes of `graph` (at any depth) read: a node owning `graph` depends on
 // their producers just as on its own inputs.
@@ -146,10 +139,6 @@ class ProtoImporter {
     model_->loading_ = true;
     absl::Status status = importGraph(std::move(graph), model_->graph_.get(), nullptr);
     model_->loading_ = false;
-    // Each scope's names were checked: by the table, or exactly where it saw a clash.
-    if (status.ok()) {
-      model_->value_names_unique_at_.store(model_->value_name_clashes_, std::memory_order_relaxed);
-    }
     return status;
   }
 
@@ -161,7 +150,7 @@ class ProtoImporter {
     ImportScope scope(parent);
     const std::string where =
         graph->parentNode() ? absl::StrCat(" in graph '", proto.name(), "' of ",
-                                           describeNode(*graph->parentNode()))
+                                           describe(*graph->parentNode()))
                             : std::string();
     if (absl::Status status =
             checkWireTypes(proto, [&] { return absl::StrCat("graph '", proto.name(), "'"); });
@@ -232,12 +221,8 @@ class ProtoImporter {
     node_name_hashes.reserve(proto.node_size());
     for (ProtoPtr<onnx::NodeProto>& taken : takeAll(proto.mutable_node())) {
       onnx::NodeProto& node_proto = *taken;
-      if (absl::Status status =
-              checkWireTypes(node_proto, [&] { return describeNode(node_proto) + where; });
-          !status.ok()) {
-        return status;
-      }
       Node* node = graph->nodes_.create(graph, std::move(taken));
+      node->ordinal_ = static_cast<uint32_t>(graph->nodes_.size() - 1);
       nodes.push_back(node);
       if (!node_proto.name().empty()) {
         node_name_hashes.push_back(NameTable::hashOf(node_proto.name()));
@@ -254,13 +239,18 @@ class ProtoImporter {
       // The names were moved into the Values; drop the emptied strings (DeleteSubrange frees them
       // on the heap and leaves them to the arena otherwise).
       node_proto.mutable_output()->DeleteSubrange(0, node_proto.output_size());
+      // Once the node has its outputs, which name it when it has no name of its own.
+      if (absl::Status status =
+              checkWireTypes(node_proto, [&] { return describe(*node) + where; });
+          !status.ok()) {
+        return status;
+      }
     }
 
     // The names were hashed as they went by; the model's tables take them in bulk. If every
     // value name went in as new, no two share one; otherwise (a duplicate, a name an enclosing
     // or sibling scope uses too, or a hash collision) the exact check decides.
     const size_t clashes = model_->value_names_.reserveAll(scope.takeNameHashes());
-    model_->value_name_clashes_ += clashes;
     model_->node_names_.reserveAll(std::move(node_name_hashes));
     if (clashes != 0) {
       if (auto duplicate = findDuplicateName(scope.definitions())) {
@@ -284,7 +274,7 @@ class ProtoImporter {
         Value* value = scope.resolve(name, node_positions[n], &weight_cursor);
         if (value == nullptr) {
           return absl::InvalidArgumentError(absl::StrCat(
-              describeNode(node_proto), where, ": input '", name,
+              describe(*node), where, ": input '", name,
               "' is not defined by any node, graph input or initializer"));
         }
         node->addInput(value);
@@ -361,7 +351,7 @@ class ProtoImporter {
                                           const std::string& where) {
     if (later.producer() != nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "value '", later.name(), "' is produced twice: by ", describeNode(*later.producer()),
+          "value '", later.name(), "' is produced twice: by ", describe(*later.producer()),
           earlier.producer() ? std::string(" and by an earlier node")
                              : std::string(" and as a graph input or initializer"),
           where));
@@ -374,15 +364,14 @@ class ProtoImporter {
   absl::Status importAttribute(ProtoPtr<onnx::AttributeProto> owned, Node* node,
                                const ImportScope& scope) {
     onnx::AttributeProto& proto = *owned;
-    const onnx::NodeProto& node_proto = *node->proto_;
     constexpr int kTypeField = 20;
     if ((!proto.has_type() && hasUnknownField(proto, kTypeField)) ||
         (proto.has_type() && proto.type() == onnx::AttributeProto::UNDEFINED)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          describeNode(node_proto), ": attribute '", proto.name(), "' has an unknown type"));
+          describe(*node), ": attribute '", proto.name(), "' has an unknown type"));
     }
     if (absl::Status status = checkWireTypes(proto, [&] {
-          return absl::StrCat(describeNode(node_proto), ", attribute '", proto.name(), "'");
+          return absl::StrCat(describe(*node), ", attribute '", proto.name(), "'");
         });
         !status.ok()) {
       return status;
@@ -398,22 +387,22 @@ class ProtoImporter {
     // Tensor attributes may point at external data too; they obey the same path rules.
     if (proto.has_t() && proto.t().data_location() == onnx::TensorProto::EXTERNAL) {
       auto checked = external_data_.resolve(proto.t());
-      if (!checked.ok()) return annotate(checked.status(), node_proto, proto);
+      if (!checked.ok()) return annotate(checked.status(), *node, proto);
     }
     if (proto.has_t()) {
       absl::Status checked = checkTensorData(proto.t());
-      if (!checked.ok()) return annotate(checked, node_proto, proto);
+      if (!checked.ok()) return annotate(checked, *node, proto);
     }
     for (const onnx::TensorProto& tensor : proto.tensors()) {
       absl::Status checked = checkTensorData(tensor);
-      if (!checked.ok()) return annotate(checked, node_proto, proto);
+      if (!checked.ok()) return annotate(checked, *node, proto);
     }
     node->attributes_.push_back(Attribute(std::move(owned)));
     Attribute& attribute = node->attributes_.back();
     for (auto& subgraph_proto : subgraph_protos) {
       if (nesting_ == kMaxGraphNesting) {
         return absl::InvalidArgumentError(
-            graphTooDeepMessage(subgraph_proto->name(), node_proto.name(), node_proto.op_type()));
+            graphTooDeepMessage(subgraph_proto->name(), describe(*node)));
       }
       attribute.mutableGraphs().push_back(std::make_unique<Graph>(model_, node));
       Graph* subgraph = attribute.mutableGraphs().back().get();
@@ -425,9 +414,9 @@ class ProtoImporter {
     return absl::OkStatus();
   }
 
-  static absl::Status annotate(const absl::Status& status, const onnx::NodeProto& node,
+  static absl::Status annotate(const absl::Status& status, const Node& node,
                                const onnx::AttributeProto& attribute) {
-    return absl::Status(status.code(), absl::StrCat(describeNode(node), ", attribute '",
+    return absl::Status(status.code(), absl::StrCat(describe(node), ", attribute '",
                                                     attribute.name(), "': ", status.message()));
   }
 
@@ -524,7 +513,7 @@ class ProtoImporter {
     for (size_t i = 0; i < nodes.size(); ++i) {
       if (pending[i] != 0) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "the graph", where, " has a cycle through ", describeNode(*nodes[i])));
+            "the graph", where, " has a cycle through ", describe(*nodes[i])));
       }
     }
     return absl::InternalError("topological sort lost a node");

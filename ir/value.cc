@@ -10,8 +10,14 @@ bool Value::isGraphOutput() const {
 }
 
 void Value::setName(std::string name) {
+  graph_->noteModified();
   name_ = std::move(name);
   if (Model* model = graph_->model()) model->giveValueName(name_);
+}
+
+void Value::swapName(Value& other) {
+  graph_->noteModified();
+  name_.swap(other.name_);
 }
 
 Type Value::type() const {
@@ -27,6 +33,7 @@ Type Value::type() const {
 }
 
 void Value::setType(const Type& type) {
+  graph_->noteModified();
   if (!value_info_) {
     value_info_.reset(newProto<onnx::ValueInfoProto>(graph_->arena()));
     value_info_order_ = graph_->next_value_info_order_++;
@@ -36,6 +43,7 @@ void Value::setType(const Type& type) {
 
 void Value::swapValueInfo(Value& other) {
   if (graph_ != other.graph_) return;
+  graph_->noteModified();
   std::swap(value_info_, other.value_info_);
   std::swap(value_info_order_, other.value_info_order_);
 }
@@ -63,6 +71,7 @@ void Value::removeUse(uint32_t slot) {
 
 void Value::replaceAllUsesWith(Value* replacement) {
   if (replacement == this) return;
+  graph_->noteModified();
   // Each step moves the last use, so the loop is O(uses) and needs no copy of the list.
   while (!uses_.empty()) {
     const Use use = uses_.back();

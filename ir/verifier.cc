@@ -1,16 +1,14 @@
 #include "onnxopt/ir/verifier.h"
 
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "duplicate_names.h"
+#include "onnxopt/ir/describe.h"
 
 namespace onnxopt::ir {
 namespace {
-
-std::string describe(const Node& node) {
-  return absl::StrCat("node '", node.name(), "' (", node.opType(), ")");
-}
 
 // Values defined so far in one graph, chained to the enclosing graphs' at the owning node. A
 // flag per value ordinal rather than a set of pointers: on a graph of a million nodes a set is a
@@ -35,17 +33,10 @@ struct DefinedValues {
 class Verifier {
  public:
   static absl::Status verifyModel(const Model& model) {
-    // Names given since they were last found unique all went into the model's table as new.
-    const uint64_t clashes = model.valueNameClashes();
-    const bool names_known_unique =
-        model.value_names_unique_at_.load(std::memory_order_relaxed) == clashes;
-    Verifier verifier(/*check_names=*/!names_known_unique);
-    absl::Status status = verifier.verifyGraph(model.graph(), nullptr);
-    if (status.ok()) model.value_names_unique_at_.store(clashes, std::memory_order_relaxed);
-    return status;
+    // Names are compared here, every time: the model's NameTable keeps hashes, not names, and
+    // the verifier trusts no bookkeeping of the code it checks.
+    return Verifier().verifyGraph(model.graph(), nullptr);
   }
-
-  explicit Verifier(bool check_names) : check_names_(check_names) {}
 
   absl::Status verifyGraph(const Graph& graph, const DefinedValues* outer) {
     DefinedValues defined;
@@ -53,7 +44,7 @@ class Verifier {
     defined.graph = &graph;
     defined.defined.resize(graph.valueOrdinalBound());
     std::vector<const Value*> in_order;  // for the check of duplicate names
-    if (check_names_) in_order.reserve(graph.valueOrdinalBound());
+    in_order.reserve(graph.valueOrdinalBound());
     const std::string where = graph.parentNode()
                                   ? absl::StrCat(" in graph '", graph.name(), "' of ",
                                                  describe(*graph.parentNode()))
@@ -64,7 +55,7 @@ class Verifier {
                                                 " belongs to another graph"));
       }
       defined.defined[value->ordinal()] = true;
-      if (check_names_) in_order.push_back(value);
+      in_order.push_back(value);
       return checkUses(*value);
     };
 
@@ -123,7 +114,7 @@ class Verifier {
                                                 node->used_outputs_));
       }
     }
-    if (auto duplicate = check_names_ ? findDuplicateName(in_order) : std::nullopt) {
+    if (auto duplicate = findDuplicateName(in_order)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "value name '", in_order[duplicate->second]->name(), "' is defined twice", where));
     }
@@ -152,7 +143,7 @@ class Verifier {
         }
         if (nesting_ == kMaxGraphNesting) {
           return absl::InvalidArgumentError(
-              graphTooDeepMessage(subgraph->name(), node.name(), node.opType()));
+              graphTooDeepMessage(subgraph->name(), describe(node)));
         }
         ++nesting_;
         absl::Status status = verifyGraph(*subgraph, &defined);
@@ -163,7 +154,6 @@ class Verifier {
     return absl::OkStatus();
   }
 
-  const bool check_names_;
   int nesting_ = 0;  // of the graph being verified: 0 for the main graph
 
   // Every use a value lists must be an operand (or graph output) that really reads it.
@@ -184,5 +174,45 @@ class Verifier {
 };
 
 absl::Status verify(const Model& model) { return Verifier::verifyModel(model); }
+
+std::vector<SubgraphOutputProblem> findUnrunnableSubgraphOutputs(const Model& model) {
+  std::vector<SubgraphOutputProblem> problems;
+  if (model.numGraphs() == 1) return problems;
+  // Breadth first with an explicit queue: no recursion however deep the model nests, and outer
+  // graphs come first.
+  std::vector<Graph*> queue;
+  auto enqueueSubgraphs = [&queue](const Graph& graph) {
+    for (const Node& node : graph) {
+      for (const Attribute& attribute : node.attributes()) {
+        for (const auto& subgraph : attribute.graphs()) queue.push_back(subgraph.get());
+      }
+    }
+  };
+  enqueueSubgraphs(model.graph());
+  for (size_t next = 0; next < queue.size(); ++next) {
+    Graph& subgraph = *queue[next];
+    enqueueSubgraphs(subgraph);
+    for (size_t i = 0; i < subgraph.outputs().size(); ++i) {
+      const Value* output = subgraph.outputs()[i];
+      if (output == nullptr) continue;  // verify() reports it
+      using Kind = SubgraphOutputProblem::Kind;
+      std::optional<Kind> kind;
+      if (output->graph() != &subgraph) {
+        kind = Kind::kOuterScopeValue;
+      } else if (output->isGraphInput()) {
+        kind = Kind::kBodyInput;
+      }
+      if (kind) problems.push_back({&subgraph, subgraph.parentNode(), i, output->name(), *kind});
+    }
+  }
+  return problems;
+}
+
+std::string describe(const SubgraphOutputProblem& problem) {
+  const bool outer = problem.kind == SubgraphOutputProblem::Kind::kOuterScopeValue;
+  return absl::StrCat("output ", problem.output_index, " '", problem.output_name, "' of graph '",
+                      problem.subgraph->name(), "' of ", describe(*problem.owner), " is ",
+                      outer ? "an outer-scope value" : "the graph's own input");
+}
 
 }  // namespace onnxopt::ir

@@ -6,7 +6,6 @@
 // The greedy driver with no patterns is exactly this for nodes: it offers every node once,
 // erases the dead ones and revisits the producers of what it erased, so the cost is linear.
 
-#include "framework/builtin_passes.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 
 namespace onnxopt {
@@ -15,9 +14,6 @@ namespace {
 class EliminateDeadNodes final : public PatternPass {
  public:
   EliminateDeadNodes() : PatternPass("eliminate-dead-nodes") {}
-
-  // Removing an initializer nothing reads changes nothing a pattern looks at.
-  bool changesOnlyThroughRewriter() const override { return true; }
 
   absl::StatusOr<bool> run(ir::Model& model, PassContext& context) override {
     absl::StatusOr<bool> changed = PatternPass::run(model, context);
@@ -32,6 +28,8 @@ class EliminateDeadNodes final : public PatternPass {
       }
     });
     context.statistics().initializers_removed += removed;
+    // No pattern reads an initializer nothing reads: later rounds need not revisit anything.
+    if (context.journal() != nullptr) context.journal()->account(model);
     return *changed || removed > 0;
   }
 

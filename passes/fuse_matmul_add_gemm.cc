@@ -15,10 +15,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "framework/builtin_passes.h"
+#include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/shape_oracle.h"
+#include "onnxopt/rewrite/tensor_util.h"
 
 namespace onnxopt {
 namespace {
@@ -64,18 +65,6 @@ bool provablyEqualsAny(const Dim& dim, std::initializer_list<const Dim*> targets
 
 bool isKnownOne(const Dim& dim) { return dim.isKnown() && dim.value() == 1; }
 
-std::string dimText(const Dim& dim) {
-  if (dim.isKnown()) return absl::StrCat(dim.value());
-  if (dim.isSymbolic()) return dim.symbol();
-  return "?";
-}
-
-std::string shapeText(const Shape& shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) absl::StrAppend(&text, i ? "," : "", dimText(shape[i]));
-  return text + "]";
-}
-
 const Dim* dimAt(const std::optional<Shape>& shape, size_t i) {
   return shape && i < shape->size() ? &(*shape)[i] : nullptr;
 }
@@ -93,22 +82,16 @@ std::string fusedName(const std::string& matmul, const std::string& add) {
   return absl::StrCat(matmul, "_", add.substr(common));
 }
 
-onnx::TensorProto int64Tensor(const std::vector<int64_t>& values) {
-  onnx::TensorProto tensor;
-  tensor.set_data_type(onnx::TensorProto::INT64);
-  tensor.add_dims(static_cast<int64_t>(values.size()));
-  for (int64_t v : values) tensor.add_int64_data(v);
-  return tensor;
-}
-
 class FuseMatMulAdd final : public RewritePattern {
  public:
   explicit FuseMatMulAdd(const PassOption<bool>* allow_reshape)
-      : RewritePattern("Add", "fuse-matmul-add"), allow_reshape_(allow_reshape) {}
+      : RewritePattern("fuse-matmul-add", {"Add", 1}), allow_reshape_(allow_reshape) {}
 
-  LogicalResult matchAndRewrite(ir::Node& add, PatternRewriter& rewriter) const override {
+  LogicalResult matchAndRewrite(const ir::Node& add, PatternRewriter& rewriter) const override {
+    const ir::Node* matmuls[2] = {producerOf(add.input(0), "MatMul"),
+                                  producerOf(add.input(1), "MatMul")};
+    if (matmuls[0] == nullptr && matmuls[1] == nullptr) return failure();
     const std::optional<int64_t> opset = rewriter.opsetVersion(add);
-    if (!opset) return rewriter.notifyMatchFailure(add, "the model imports no default opset");
     if (add.numInputs() != 2 || add.numOutputs() != 1 || !add.input(0) || !add.input(1) ||
         !add.output(0)) {
       return rewriter.notifyMatchFailure(add, "Add does not have two inputs and one output");
@@ -118,16 +101,12 @@ class FuseMatMulAdd final : public RewritePattern {
     }
     // Either operand may be the MatMul (torch exports Add(bias, MatMul) too). When both are,
     // the first that fuses wins.
-    bool any_matmul = false;
     for (size_t i = 0; i < 2; ++i) {
-      ir::Value* product = add.input(i);
-      ir::Value* bias = add.input(1 - i);
-      ir::Node* matmul = product->producer();
-      if (matmul == nullptr || !matmul->is("MatMul")) continue;
-      any_matmul = true;
-      if (succeeded(tryFuse(add, *matmul, *bias, i, *opset, rewriter))) return success();
+      if (matmuls[i] == nullptr) continue;
+      if (succeeded(tryFuse(add, *matmuls[i], *add.input(1 - i), i, *opset, rewriter))) {
+        return success();
+      }
     }
-    if (!any_matmul) return rewriter.notifyMatchFailure(add, "no operand is a MatMul");
     return failure();
   }
 
@@ -152,7 +131,8 @@ class FuseMatMulAdd final : public RewritePattern {
     return success();
   }
 
-  LogicalResult tryFuse(ir::Node& add, ir::Node& matmul, ir::Value& bias, size_t product_index,
+  LogicalResult tryFuse(const ir::Node& add, const ir::Node& matmul, ir::Value& bias,
+                        size_t product_index,
                         int64_t opset, PatternRewriter& rewriter) const {
     auto decline = [&](absl::string_view reason) {
       return rewriter.notifyMatchFailure(add, [&] {
@@ -168,7 +148,6 @@ class FuseMatMulAdd final : public RewritePattern {
       return decline(absl::StrCat("MatMul has an unexpected attribute '",
                                   matmul.attributes().front().name(), "'"));
     }
-    if (matmul.graph() != add.graph()) return decline("MatMul is in another graph");
     ir::Value& a = *matmul.input(0);
     ir::Value& b = *matmul.input(1);
     ir::Value& product = *matmul.output(0);
@@ -283,7 +262,7 @@ class FuseMatMulAdd final : public RewritePattern {
     ir::Value* target = nullptr;
     auto constant = [&](const std::vector<int64_t>& values, const std::string& hint) {
       ir::Node* node = create("Constant", {}, out_name + "_" + hint, gemm_name + "_" + hint);
-      rewriter.setAttr(*node, ir::Attribute::makeTensor("value", int64Tensor(values)));
+      rewriter.setAttr(*node, ir::Attribute::makeTensor("value", makeInt64Tensor(values)));
       return node->output(0);
     };
     // Shape(v)[start:end], as the opset allows.

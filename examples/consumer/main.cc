@@ -26,9 +26,9 @@ namespace {
 // name (PatternRewriter::canReplaceAllUsesWith): the model's interface never changes.
 class ForwardIdentityInput final : public onnxopt::RewritePattern {
  public:
-  ForwardIdentityInput() : RewritePattern("Identity", "forward-identity-input") {}
+  ForwardIdentityInput() : RewritePattern("forward-identity-input", {"Identity"}) {}
 
-  onnxopt::LogicalResult matchAndRewrite(onnxopt::ir::Node& identity,
+  onnxopt::LogicalResult matchAndRewrite(const onnxopt::ir::Node& identity,
                                          onnxopt::PatternRewriter& rewriter) const override {
     // Every check first ...
     onnxopt::ir::Value* input = identity.input(0);

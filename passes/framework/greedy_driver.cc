@@ -18,90 +18,119 @@ constexpr int64_t kProgressMask = 4095;
 
 uint64_t keyBit(uint32_t op_key) { return uint64_t{1} << (op_key % 64); }
 
+bool handlesOpset(const PatternRoot& root, std::optional<int64_t> opset) {
+  return opset && *opset >= root.min_opset && *opset <= root.max_opset;
+}
+
+// Every live node, producers before their users (each graph in list order, outer graphs first).
+std::vector<ir::Node*> allNodes(ir::Model& model) {
+  std::vector<ir::Node*> nodes;
+  nodes.reserve(model.graph().numNodes());
+  ir::forEachGraph(model.graph(), [&nodes](ir::Graph& graph) {
+    for (ir::Node& node : graph) nodes.push_back(&node);
+  });
+  return nodes;
+}
+
 }  // namespace
 
 GreedyRewriteDriver::GreedyRewriteDriver(const RewritePatternSet& patterns,
                                          GreedyRewriteConfig config, PassContext& context)
     : config_(config), context_(context) {
   for (const auto& pattern : patterns.patterns()) {
-    const ir::OpName* op = &ir::OpName::of(pattern->rootOpType(), pattern->rootDomain());
+    const PatternRoot& declared = pattern->root();
+    const ir::OpName* op = &ir::OpName::of(declared.op_type, declared.domain);
     auto root =
         std::find_if(roots_.begin(), roots_.end(), [op](const Root& r) { return r.op == op; });
     if (root == roots_.end()) root = roots_.insert(roots_.end(), Root{op, {}});
     root->patterns.push_back(pattern.get());
     root_key_bits_ |= keyBit(op->key());
   }
+  for (Root& root : roots_) {
+    std::stable_sort(root.patterns.begin(), root.patterns.end(),
+                     [](const RewritePattern* a, const RewritePattern* b) {
+                       return a->root().benefit > b->root().benefit;
+                     });
+  }
 }
 
-const std::vector<const RewritePattern*>* GreedyRewriteDriver::patternsFor(
-    const ir::Node& node) const {
+const GreedyRewriteDriver::Root* GreedyRewriteDriver::rootFor(const ir::Node& node) const {
+  if ((root_key_bits_ & keyBit(node.opKey())) == 0) return nullptr;
   for (const Root& root : roots_) {
-    if (node.is(*root.op)) return &root.patterns;
+    if (node.is(*root.op)) return &root;
   }
   return nullptr;
 }
 
 absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::run(ir::Model& model) {
-  PassStatistics& statistics = context_.statistics();
-  detail::Worklist worklist;
-  PatternRewriter rewriter(model, worklist, context_);
-  GreedyRewriteResult result;
-  worklist.setTouchTick(model.advanceTouchClock());
-  std::vector<ir::Node*> all_nodes;
+  if (context_.analyses() != nullptr && context_.journal() != nullptr) {
+    return runWith(model, *context_.analyses(), *context_.journal());
+  }
+  AnalysisManager analyses(model);
+  ChangeJournal journal(model);
+  return runWith(model, analyses, journal);
+}
 
-  for (int64_t iteration = 1; iteration <= config_.max_iterations; ++iteration) {
-    result.iterations = iteration;
-    all_nodes.clear();
-    const uint64_t touched_after = iteration == 1 ? config_.revisit_touched_after : 0;
-    int64_t live_nodes = 0;
-    if (touched_after != 0 && model.mainGraphNodesTouchedAfter(touched_after, &all_nodes)) {
-      live_nodes = static_cast<int64_t>(model.graph().numNodes());
-    } else if (model.numGraphs() == 1) {
-      // One graph: walked backwards and seeded on the way, so that nodes pop in list order and
-      // each node is read once here rather than twice.
-      worklist.reserve(model.graph().numNodes());
-      for (ir::Node* node = model.graph().lastNode(); node != nullptr; node = node->prev()) {
-        detail::prefetchNodeAt(node, -8);  // the walk goes backwards
-        ++live_nodes;
-        if (touched_after == 0 || node->touchedAt() > touched_after) worklist.seed(node);
-      }
-    } else {
-      ir::forEachGraph(model.graph(), [&all_nodes, &live_nodes, touched_after](ir::Graph& graph) {
-        for (ir::Node& node : graph) {
-          ++live_nodes;
-          if (touched_after == 0 || node.touchedAt() > touched_after) all_nodes.push_back(&node);
-        }
-      });
-    }
-    // Pushed in reverse so that they pop in order: list order (producers before their users),
-    // or for a later round, the order of their last touch.
-    worklist.reserve(all_nodes.size());
-    for (auto it = all_nodes.rbegin(); it != all_nodes.rend(); ++it) worklist.seed(*it);
-    const int64_t rewrite_limit = config_.max_rewrites_per_iteration > 0
-                                      ? config_.max_rewrites_per_iteration
-                                      : 10 * live_nodes + 100;
+absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& model,
+                                                                 AnalysisManager& analyses,
+                                                                 ChangeJournal& journal) {
+  PassStatistics& statistics = context_.statistics();
+  detail::Worklist worklist(journal);
+  PatternRewriter rewriter(model, worklist, analyses, journal, context_);
+  GreedyRewriteResult result;
+  std::vector<const RewritePattern*> opset_declined;  // each reported once
+
+  // A change found while verifying the fixed point: production would have missed it.
+  auto missed = [](const ir::Node& node, absl::string_view what) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the rewrite driver converged, but offering every node once more ", what, " ",
+        describe(node), ": an earlier rewrite made this possible without requeueing the node, so "
+        "the production pipeline misses it"));
+  };
+  // Offers every node on the worklist to its patterns until none is left. Returns whether
+  // anything changed; sets result.non_convergence when the rewrite limit is hit.
+  auto drain = [&](int64_t rewrite_limit, int64_t iteration,
+                   bool verifying) -> absl::StatusOr<bool> {
     int64_t rewrites = 0;
     bool changed = false;
-
     while (ir::Node* node = worklist.pop()) {
       if ((++statistics.nodes_visited & kProgressMask) == 0) context_.progress();
       // Nodes have no side effects in ONNX, so a node whose outputs nothing reads computes
       // nothing observable. That includes a node with no outputs at all.
       if (!node->hasUsedOutputs()) {
+        if (verifying) return missed(*node, "erased the dead");
         if (context_.debugEnabled()) context_.debug(absl::StrCat("erased dead ", describe(*node)));
         rewriter.eraseDeadNode(*node);
         changed = true;
         continue;
       }
-      // The key rules out nearly every other node without reading its NodeProto.
-      if ((root_key_bits_ & keyBit(node->opKey())) == 0) continue;
-      const std::vector<const RewritePattern*>* patterns = patternsFor(*node);
-      if (patterns == nullptr) continue;
-      for (const RewritePattern* pattern : *patterns) {
+      const Root* root = rootFor(*node);
+      if (root == nullptr) continue;
+      const std::optional<int64_t> opset = model.opsetVersion(node->op().domain());
+      for (const RewritePattern* pattern : root->patterns) {
+        if (!handlesOpset(pattern->root(), opset)) {
+          if (context_.debugEnabled() &&
+              std::find(opset_declined.begin(), opset_declined.end(), pattern) ==
+                  opset_declined.end()) {
+            opset_declined.push_back(pattern);
+            context_.debug(absl::StrCat("[", pattern->name(), "] declines ", describe(*node),
+                                        " and every such node: it handles opsets ",
+                                        pattern->root().min_opset, " to ",
+                                        pattern->root().max_opset, ", the model imports ",
+                                        opset ? absl::StrCat(*opset) : "none"));
+          }
+          continue;
+        }
         rewriter.beginPattern(pattern, node);
         const uint64_t changes_before = rewriter.changeCount();
         const LogicalResult outcome = pattern->matchAndRewrite(*node, rewriter);
         if (!rewriter.error().ok()) return rewriter.error();
+        if (journal.hasUnaccountedChanges(model)) {
+          return absl::InternalError(absl::StrCat(
+              describe(*node), ": pattern '", pattern->name(),
+              "' changed the IR other than through the rewriter; every change must go through "
+              "PatternRewriter"));
+        }
         const bool changed_ir = rewriter.changeCount() != changes_before;
         if (outcome.succeeded() != changed_ir) {
           return absl::InternalError(
@@ -111,30 +140,57 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::run(ir::Model& model) {
                            "; a pattern must change the IR if and only if it succeeds"));
         }
         if (outcome.failed()) continue;
+        if (verifying) return missed(*node, absl::StrCat("let pattern '", pattern->name(), "' rewrite"));
         ++statistics.nodes_rewritten;
         changed = true;
         if (context_.debugEnabled()) {
           context_.debug(absl::StrCat("[", pattern->name(), "] rewrote ", describe(*node)));
         }
         if (++rewrites > rewrite_limit) {
-          result.changed = true;
           result.non_convergence =
               absl::StrCat("more than ", rewrite_limit, " rewrites in iteration ", iteration,
                            ", the last by pattern '", pattern->name(), "' on ", describe(*node),
                            ": patterns may be undoing each other");
+          return true;
         }
         break;  // the node changed or is gone: it is back on the worklist if it still exists
       }
-      if (!result.non_convergence.empty()) break;
     }
+    return changed;
+  };
+  auto limit_for = [this](size_t live_nodes) {
+    return config_.max_rewrites_per_iteration > 0
+               ? config_.max_rewrites_per_iteration
+               : 10 * static_cast<int64_t>(live_nodes) + 100;
+  };
+  // Pushed in reverse so that they pop in order.
+  auto seed = [&worklist](const std::vector<ir::Node*>& nodes) {
+    worklist.reserve(nodes.size());
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) worklist.seed(*it);
+  };
+
+  for (int64_t iteration = 1; iteration <= config_.max_iterations; ++iteration) {
+    result.iterations = iteration;
+    std::optional<std::vector<ir::Node*>> touched;
+    if (iteration == 1 && context_.revisitFrom()) touched = journal.touchedSince(*context_.revisitFrom());
+    seed(touched ? *touched : allNodes(model));
+    absl::StatusOr<bool> changed =
+        drain(limit_for(model.graph().numNodes()), iteration, /*verifying=*/false);
+    if (!changed.ok()) return changed.status();
+    result.changed |= *changed;
     if (!result.non_convergence.empty()) break;
-    result.changed |= changed;
-    // The worklist drained: every node was offered again after its last change. Only tests pay
-    // for one more full iteration proving that nothing is left to do.
-    if (!changed || !(config_.confirm_fixed_point || context_.requireConvergence())) {
+    if (!*changed || !config_.confirm_fixed_point) {
       result.converged = true;
       break;
     }
+  }
+
+  if (result.converged && context_.verifyFixedPoint()) {
+    const std::vector<ir::Node*> nodes = allNodes(model);
+    seed(nodes);
+    absl::StatusOr<bool> changed =
+        drain(limit_for(nodes.size()), result.iterations + 1, /*verifying=*/true);
+    if (!changed.ok()) return changed.status();
   }
 
   if (!result.converged) {

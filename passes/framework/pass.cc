@@ -98,4 +98,11 @@ std::string Pass::pipelineText() const {
                       "}");
 }
 
+PassOption<int64_t>::Check atLeast(int64_t minimum) {
+  return [minimum](const int64_t& value) {
+    if (value >= minimum) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("must be at least ", minimum, ", got ", value));
+  };
+}
+
 }  // namespace onnxopt

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "onnxopt/ir/verifier.h"
+#include "onnxopt/rewrite/pattern.h"
 
 namespace onnxopt {
 
@@ -88,32 +89,65 @@ bool PassManager::shouldPrintAfter(const Pass& pass, bool changed) const {
   return selected && (changed || !printing.after_change);
 }
 
+namespace {
+
+// The newest ONNX IR version whose rules the framework was checked against.
+constexpr int64_t kNewestKnownIrVersion = 11;
+
+// A warning, once, when the model is newer than every pass: patterns decline outside the opset
+// range they declare, so most of the pipeline will do nothing.
+std::vector<std::string> newerThanKnownWarnings(const ir::Model& model) {
+  std::vector<std::string> warnings;
+  const std::optional<int64_t> opset = model.opsetVersion("");
+  if (opset && *opset > kNewestKnownOpset) {
+    warnings.push_back(absl::StrCat("the model imports opset ", *opset,
+                                    " of the ONNX domain, newer than any pass knows (",
+                                    kNewestKnownOpset, "): passes decline its nodes"));
+  }
+  if (model.irVersion() > kNewestKnownIrVersion) {
+    warnings.push_back(absl::StrCat("the model has IR version ", model.irVersion(),
+                                    ", newer than onnx-opt knows (", kNewestKnownIrVersion, ")"));
+  }
+  return warnings;
+}
+
+void addWarningOnce(std::vector<std::string>* warnings, std::string warning) {
+  if (std::find(warnings->begin(), warnings->end(), warning) == warnings->end()) {
+    warnings->push_back(std::move(warning));
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
   // Passes and the rewrite driver walk subgraphs recursively.
   if (absl::Status status = ir::checkGraphNesting(model.graph()); !status.ok()) return status;
   PipelineReport report;
+  report.warnings = newerThanKnownWarnings(model);
   PipelineProgress progress;
   progress.passes = passes_.size();
   int64_t visited_before = 0;  // by the runs that have finished
   std::string running;         // progress.pass
   const int64_t max_rounds =
       options_.fixed_point ? std::max<int64_t>(options_.max_fixed_point_rounds, 1) : 1;
-  // Later rounds re-run a pass that reached its fixed point on the nodes touched since, when only
-  // rewriters changed the model meanwhile: a round that confirms the fixed point then costs a
-  // walk over the nodes instead of every pattern on every node.
-  std::vector<uint64_t> fixed_point_tick(passes_.size(), 0);
-  uint64_t untracked_change_tick = 0;
+  AnalysisManager analyses(model);
+  ChangeJournal journal(model);
+  // Later rounds offer a pattern pass that reached its fixed point only the nodes touched since,
+  // when the journal knows them: a round that confirms the fixed point then costs a walk over
+  // the touched nodes instead of every pattern on every node.
+  std::vector<std::optional<ChangeJournal::Mark>> fixed_point_mark(passes_.size());
   for (int64_t round = 1; round <= max_rounds; ++round) {
     report.rounds = round;
+    analyses.beginRound();
     bool round_changed = false;
     for (size_t position = 0; position < passes_.size(); ++position) {
       Pass& pass = *passes_[position];
       PassContext context;
       context.setDebugSink(options_.debug_sink);
       context.setRequireConvergence(options_.require_convergence);
-      if (fixed_point_tick[position] > untracked_change_tick) {
-        context.setRevisitTouchedAfter(fixed_point_tick[position]);
-      }
+      context.setVerifyFixedPoint(options_.verify_fixed_point);
+      context.setShared(&analyses, &journal);
+      context.setRevisitFrom(fixed_point_mark[position]);
       if (options_.progress) {
         progress.round = round;
         progress.position = position;
@@ -134,10 +168,13 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
         return absl::Status(changed.status().code(),
                             absl::StrCat("pass '", pass.name(), "': ", changed.status().message()));
       }
-      fixed_point_tick[position] = context.fixedPointTick();
-      if (*changed && !pass.changesOnlyThroughRewriter()) {
-        untracked_change_tick = model.advanceTouchClock();
+      // A change no rewriter recorded may be anywhere: every pass revisits every node, and
+      // analyses start over.
+      if (journal.hasUnaccountedChanges(model)) {
+        journal.recordUntracked(model);
+        analyses.invalidateAll();
       }
+      fixed_point_mark[position] = context.fixedPointMark();
       if (options_.verify_each) {
         if (absl::Status status = ir::verify(model); !status.ok()) {
           return absl::InternalError(absl::StrCat("the model is invalid after pass '", pass.name(),
@@ -154,7 +191,7 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
       run.seconds = elapsed.count();
       run.warnings = context.warnings();
       for (const std::string& warning : run.warnings) {
-        report.warnings.push_back(absl::StrCat(pass.name(), ": ", warning));
+        addWarningOnce(&report.warnings, absl::StrCat(pass.name(), ": ", warning));
       }
       report.runs.push_back(std::move(run));
       if (shouldPrintAfter(pass, *changed)) options_.print_ir.print(pass, round, model);

@@ -2,10 +2,8 @@
 
 namespace onnxopt {
 
-RewritePattern::RewritePattern(std::string root_op_type, std::string name, std::string root_domain)
-    : root_op_type_(std::move(root_op_type)),
-      root_domain_(std::move(root_domain)),
-      name_(std::move(name)) {}
+RewritePattern::RewritePattern(std::string name, PatternRoot root)
+    : name_(std::move(name)), root_(std::move(root)) {}
 
 RewritePattern::~RewritePattern() = default;
 

@@ -20,7 +20,7 @@ bool isMainGraphOutput(const ir::Value& value) {
   return false;
 }
 
-bool contains(absl::Span<ir::Node* const> nodes, const ir::Node* node) {
+bool contains(absl::Span<const ir::Node* const> nodes, const ir::Node* node) {
   return std::find(nodes.begin(), nodes.end(), node) != nodes.end();
 }
 
@@ -31,16 +31,19 @@ struct Region {
   std::vector<const ir::Value*> outer_operands;
 };
 
-void collectRegion(ir::Attribute& attribute, const ir::Graph& owner, Region* region) {
+// Whether `value` is visible in `graph`: defined there or in an enclosing graph.
+bool isVisibleIn(const ir::Value& value, const ir::Graph* graph) {
+  for (; graph != nullptr; graph = graph->parentGraph()) {
+    if (value.graph() == graph) return true;
+  }
+  return false;
+}
+
+void collectRegion(const ir::Attribute& attribute, const ir::Graph& owner, Region* region) {
   // A value read inside is from outside exactly when it is defined in the owning graph or one
   // enclosing it.
-  auto is_outer = [&owner](const ir::Value* value) {
-    for (const ir::Graph* graph = &owner; graph != nullptr; graph = graph->parentGraph()) {
-      if (value->graph() == graph) return true;
-    }
-    return false;
-  };
-  for (auto& subgraph : attribute.mutableGraphs()) {
+  auto is_outer = [&owner](const ir::Value* value) { return isVisibleIn(*value, &owner); };
+  for (const auto& subgraph : attribute.graphs()) {
     ir::forEachGraph(*subgraph, [&](ir::Graph& graph) {
       for (ir::Node& node : graph) {
         region->nodes.push_back(&node);
@@ -57,13 +60,13 @@ void collectRegion(ir::Attribute& attribute, const ir::Graph& owner, Region* reg
 
 }  // namespace
 
-PatternRewriter::PatternRewriter(ir::Model& model, detail::Worklist& worklist, PassContext& context)
-    : model_(model), worklist_(worklist), context_(context) {}
+PatternRewriter::PatternRewriter(ir::Model& model, detail::Worklist& worklist,
+                                 AnalysisManager& analyses, ChangeJournal& journal,
+                                 PassContext& context)
+    : model_(model), worklist_(worklist), analyses_(analyses), journal_(journal),
+      context_(context) {}
 
-PatternRewriter::~PatternRewriter() {
-  // Before retired_ goes: nodes of retired subgraphs may still be on the worklist.
-  worklist_.clear();
-}
+PatternRewriter::~PatternRewriter() = default;
 
 std::optional<int64_t> PatternRewriter::opsetVersion(const ir::Node& node) const {
   return model_.opsetVersion(node.op().domain());
@@ -94,7 +97,8 @@ void PatternRewriter::recordError(const ir::Node& node, absl::string_view messag
   }
 }
 
-LogicalResult PatternRewriter::match(ir::Node& root, absl::Span<ir::Node* const> absorbed) {
+LogicalResult PatternRewriter::match(const ir::Node& root,
+                                     absl::Span<const ir::Node* const> absorbed) {
   ++context_.statistics().nodes_matched;
   if (&root != offered_root_) {
     recordError(root, "match() must be rooted at the node the driver offered");
@@ -129,17 +133,33 @@ LogicalResult PatternRewriter::match(ir::Node& root, absl::Span<ir::Node* const>
       return notifyMatchFailure(root, absl::StrCat(describe(*node), " feeds nothing in the match"));
     }
   }
-  matched_root_ = &root;
+  matched_root_ = offered_root_;
   return success();
 }
 
+bool PatternRewriter::createdHere(const ir::Value& value) const {
+  return value.producer() != nullptr &&
+         std::find(created_.begin(), created_.end(), value.producer()) != created_.end();
+}
+
+bool PatternRewriter::canTakeGraphOutput(const ir::Graph& graph, const ir::Value& from,
+                                         const ir::Value& to) const {
+  if (&from == &to) return true;
+  if (graph.parentNode() == nullptr) {
+    // The output keeps its name: `to` must be able to take it over.
+    if (to.producer() == nullptr) return false;  // a graph input or initializer keeps its own
+    return createdHere(to) || (to.graph() == &graph && !to.isGraphOutput());
+  }
+  // A body output must stay a node output of the body; one already returned once stays too.
+  return to.graph() == &graph && to.producer() != nullptr && !to.isGraphOutput();
+}
+
 bool PatternRewriter::canReplaceAllUsesWith(const ir::Value& from, const ir::Value& to) const {
-  if (&from == &to) return false;
-  if (!isMainGraphOutput(from)) return true;
-  const ir::Node* producer = to.producer();
-  if (producer == nullptr) return false;  // a graph input or initializer keeps its own name
-  if (std::find(created_.begin(), created_.end(), producer) != created_.end()) return true;
-  return to.graph() == &model_.graph() && !to.isGraphOutput();
+  if (&from == &to || !isVisibleIn(to, from.graph())) return false;
+  for (const ir::Use& use : from.uses()) {
+    if (use.isGraphOutput() && !canTakeGraphOutput(*use.graphOutputOf(), from, to)) return false;
+  }
+  return true;
 }
 
 bool PatternRewriter::beginChange(const ir::Node& node) {
@@ -151,16 +171,18 @@ bool PatternRewriter::beginChange(const ir::Node& node) {
   return true;
 }
 
-void PatternRewriter::notifyChanged(ir::Node& node) {
-  worklist_.push(&node);
+void PatternRewriter::endChange() {
   ++change_count_;
-  if (shapes_) shapes_->forget(node);
+  journal_.account(model_);
 }
 
-ShapeOracle& PatternRewriter::shapes() {
-  if (!shapes_) shapes_ = std::make_unique<ShapeOracle>(model_);
-  return *shapes_;
+void PatternRewriter::notifyChanged(ir::Node& node) {
+  worklist_.push(&node);
+  analyses_.nodeChanged(node);
+  endChange();
 }
+
+ShapeOracle& PatternRewriter::shapes() { return analyses_.shapes(); }
 
 void PatternRewriter::pushProducer(const ir::Value* value) {
   if (value != nullptr && value->producer() != nullptr) worklist_.push(value->producer());
@@ -202,22 +224,24 @@ ir::Value* PatternRewriter::createInitializer(const std::string& name_hint,
   ir::Node* root = matched_root_ ? matched_root_ : offered_root_;
   const std::string name = model_.valueNames().fresh(name_hint);
   tensor.set_name(name);
-  ++change_count_;
-  return root->graph()->addInitializer(name, std::make_shared<ir::Tensor>(std::move(tensor)));
+  ir::Value* value =
+      root->graph()->addInitializer(name, std::make_shared<ir::Tensor>(std::move(tensor)));
+  endChange();
+  return value;
 }
 
-void PatternRewriter::replaceAllUsesWith(ir::Value& from, ir::Value& to) {
+void PatternRewriter::replaceAllUsesWith(const ir::Value& from_value, ir::Value& to) {
   if (!beginChange(*offered_root_)) return;
+  ir::Value& from = mutableValue(from_value);
   if (!canReplaceAllUsesWith(from, to)) {
     recordError(*offered_root_,
                 absl::StrCat("replacing '", from.name(), "' with '", to.name(),
-                             "' would change the model's interface (see canReplaceAllUsesWith)"));
+                             "' would change the model's interface or return a value a subgraph "
+                             "may not return (see canReplaceAllUsesWith)"));
     return;
   }
   pushUsers(from);
-  const bool to_is_new = to.producer() != nullptr && std::find(created_.begin(), created_.end(),
-                                                               to.producer()) != created_.end();
-  const bool swap_names = to_is_new || isMainGraphOutput(from);
+  const bool swap_names = createdHere(to) || isMainGraphOutput(from);
   // The replacement computes the same thing, so it has the same type. When it takes over the
   // name, it takes over the declaration too, in its place in value_info.
   if (swap_names && to.valueInfo() == nullptr && from.valueInfo() != nullptr &&
@@ -229,11 +253,42 @@ void PatternRewriter::replaceAllUsesWith(ir::Value& from, ir::Value& to) {
   from.replaceAllUsesWith(&to);
   if (swap_names) to.swapName(from);
   pushProducer(&from);
-  ++change_count_;
+  endChange();
 }
 
-void PatternRewriter::replaceNode(ir::Node& node, absl::Span<ir::Value* const> replacements) {
-  if (!beginChange(node)) return;
+size_t PatternRewriter::replaceUsesWhereAllowed(const ir::Value& from_value, ir::Value& to) {
+  if (canReplaceAllUsesWith(from_value, to)) {
+    replaceAllUsesWith(from_value, to);
+    return 0;
+  }
+  if (!beginChange(*offered_root_)) return 0;
+  ir::Value& from = mutableValue(from_value);
+  if (&from == &to || !isVisibleIn(to, from.graph())) {
+    recordError(*offered_root_, absl::StrCat("'", to.name(), "' cannot stand in for '",
+                                             from.name(), "' anywhere (it is not visible there)"));
+    return 0;
+  }
+  size_t kept = 0;
+  const std::vector<ir::Use> uses(from.uses().begin(), from.uses().end());
+  for (const ir::Use& use : uses) {
+    if (!use.isGraphOutput()) {
+      worklist_.push(use.user());
+      use.user()->setInput(use.index(), &to);
+    } else if (canTakeGraphOutput(*use.graphOutputOf(), from, to)) {
+      use.graphOutputOf()->setOutput(use.index(), &to);
+    } else {
+      ++kept;
+    }
+  }
+  pushProducer(&to);
+  endChange();
+  return kept;
+}
+
+void PatternRewriter::replaceNode(const ir::Node& node_ref,
+                                  absl::Span<ir::Value* const> replacements) {
+  if (!beginChange(node_ref)) return;
+  ir::Node& node = mutableNode(node_ref);
   if (replacements.size() != node.numOutputs()) {
     recordError(node, absl::StrCat("replaceNode() got ", replacements.size(), " replacements for ",
                                    node.numOutputs(), " outputs"));
@@ -273,7 +328,7 @@ ir::Node* PatternRewriter::replaceRootWithNewNode(const std::string& op_type,
   return replacement;
 }
 
-void PatternRewriter::eraseNode(ir::Node& node) {
+void PatternRewriter::eraseNode(const ir::Node& node) {
   if (!beginChange(node)) return;
   for (const ir::Value* output : node.outputs()) {
     if (output != nullptr && output->hasUses()) {
@@ -282,40 +337,45 @@ void PatternRewriter::eraseNode(ir::Node& node) {
       return;
     }
   }
-  erase(node);
+  erase(mutableNode(node));
 }
 
 void PatternRewriter::eraseDeadNode(ir::Node& node) { erase(node); }
 
 void PatternRewriter::erase(ir::Node& node) {
   Region region;
-  for (ir::Attribute& attribute : node.mutableAttributes()) {
+  for (const ir::Attribute& attribute : node.attributes()) {
     collectRegion(attribute, *node.graph(), &region);
   }
   const absl::InlinedVector<const ir::Value*, 4> operands(node.inputs().begin(),
                                                          node.inputs().end());
+  // The erased node stays allocated until its graph goes, and a subgraph's node until the
+  // retired attribute goes: the journal may keep pointing at them.
+  if (!region.nodes.empty()) journal_.touch(region.nodes.front());
   node.graph()->eraseNode(&node);
-  worklist_.forget(&node);
-  for (ir::Node* nested : region.nodes) worklist_.forget(nested);
+  worklist_.forget(node);
+  for (ir::Node* nested : region.nodes) worklist_.forget(*nested);
   context_.statistics().nodes_removed += 1 + static_cast<int64_t>(region.nodes.size());
   for (const ir::Value* operand : operands) pushProducer(operand);
   for (const ir::Value* operand : region.outer_operands) pushProducer(operand);
-  ++change_count_;
+  endChange();
 }
 
 std::vector<const ir::Value*> PatternRewriter::forgetSubgraphs(ir::Node& node,
                                                                absl::string_view attribute_name) {
   Region region;
-  for (ir::Attribute& attribute : node.mutableAttributes()) {
+  for (const ir::Attribute& attribute : node.attributes()) {
     if (attribute.name() == attribute_name) collectRegion(attribute, *node.graph(), &region);
   }
-  for (ir::Node* nested : region.nodes) worklist_.forget(nested);
+  for (ir::Node* nested : region.nodes) worklist_.forget(*nested);
+  if (!region.nodes.empty()) journal_.touch(region.nodes.front());
   context_.statistics().nodes_removed += static_cast<int64_t>(region.nodes.size());
   return std::move(region.outer_operands);
 }
 
-void PatternRewriter::setInput(ir::Node& node, size_t index, ir::Value* value) {
-  if (!beginChange(node)) return;
+void PatternRewriter::setInput(const ir::Node& node_ref, size_t index, ir::Value* value) {
+  if (!beginChange(node_ref)) return;
+  ir::Node& node = mutableNode(node_ref);
   if (index > node.numInputs()) {
     recordError(node, absl::StrCat("setInput() at ", index, " past the end of ", node.numInputs(),
                                    " inputs"));
@@ -331,11 +391,12 @@ void PatternRewriter::setInput(ir::Node& node, size_t index, ir::Value* value) {
   notifyChanged(node);
 }
 
-void PatternRewriter::setAttr(ir::Node& node, ir::Attribute attribute) {
-  if (!beginChange(node)) return;
+void PatternRewriter::setAttr(const ir::Node& node_ref, ir::Attribute attribute) {
+  if (!beginChange(node_ref)) return;
+  ir::Node& node = mutableNode(node_ref);
   const std::string name = attribute.name();
   const std::vector<const ir::Value*> outer_operands = forgetSubgraphs(node, name);
-  if (std::optional<ir::Attribute> old = node.takeAttr(name)) retired_.push_back(std::move(*old));
+  if (std::optional<ir::Attribute> old = node.takeAttr(name)) analyses_.retire(std::move(*old));
   node.setAttr(std::move(attribute));
   for (const ir::Value* operand : outer_operands) pushProducer(operand);
   for (const auto& subgraph : node.attr(name)->graphs()) {
@@ -346,15 +407,16 @@ void PatternRewriter::setAttr(ir::Node& node, ir::Attribute attribute) {
   notifyChanged(node);
 }
 
-void PatternRewriter::setIntAttr(ir::Node& node, const std::string& name, int64_t value) {
+void PatternRewriter::setIntAttr(const ir::Node& node, const std::string& name, int64_t value) {
   setAttr(node, ir::Attribute::makeInt(name, value, model_.arena()));
 }
 
-bool PatternRewriter::removeAttr(ir::Node& node, absl::string_view name) {
-  if (!beginChange(node)) return false;
+bool PatternRewriter::removeAttr(const ir::Node& node_ref, absl::string_view name) {
+  if (!beginChange(node_ref)) return false;
+  ir::Node& node = mutableNode(node_ref);
   if (node.attr(name) == nullptr) return false;
   const std::vector<const ir::Value*> outer_operands = forgetSubgraphs(node, name);
-  retired_.push_back(*node.takeAttr(name));
+  analyses_.retire(*node.takeAttr(name));
   for (const ir::Value* operand : outer_operands) pushProducer(operand);
   notifyChanged(node);
   return true;

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "onnx/shape_inference/implementation.h"
+#include "onnxopt/rewrite/schema.h"
 #include "../../ir/proto_io.h"
 
 namespace onnxopt {
@@ -522,9 +523,9 @@ void ShapeOracle::runOnnxShapeInference() {
       if (index >= graph_proto->node_size()) break;
       const onnx::NodeProto& node_proto = graph_proto->node(index++);
       int attribute_index = 0;
-      for (ir::Attribute& attribute : node.mutableAttributes()) {
+      for (const ir::Attribute& attribute : node.attributes()) {
         const onnx::AttributeProto& attribute_proto = node_proto.attribute(attribute_index++);
-        auto& subgraphs = attribute.mutableGraphs();
+        const auto& subgraphs = attribute.graphs();
         if (subgraphs.empty()) continue;
         if (attribute_proto.has_g()) {
           work.emplace_back(&attribute_proto.g(), subgraphs.front().get());
@@ -536,6 +537,140 @@ void ShapeOracle::runOnnxShapeInference() {
       }
     }
   }
+}
+
+namespace {
+
+// How many nodes one shapeValueOf() may look at: keeps every question O(1).
+constexpr int kShapeValueBudget = 32;
+
+using ShapeValueOrError = absl::StatusOr<std::optional<ShapeValue>>;
+
+ShapeValue knownShapeValue(const std::vector<int64_t>& values, bool scalar) {
+  ShapeValue result;
+  result.scalar = scalar;
+  result.elems.reserve(values.size());
+  for (int64_t v : values) result.elems.push_back(Dim::known(v));
+  return result;
+}
+
+}  // namespace
+
+// One question's walk through the shape computation, with its budget.
+class ShapeValueWalk {
+ public:
+  explicit ShapeValueWalk(ShapeOracle& shapes) : shapes_(shapes) {}
+
+  ShapeValueOrError evaluate(const ir::Value* value) {
+    if (value == nullptr || budget_-- <= 0) return std::nullopt;
+    if (ShapeOracle::isConstant(*value)) return constant(*value);
+    const ir::Node* node = value->producer();
+    if (node == nullptr || !node->op().domain().empty()) return std::nullopt;
+    const std::optional<int64_t> opset = opsetOf(*node);
+    if (!opset) return std::nullopt;
+    const std::string& op = node->opType();
+    if (op == "Identity") return evaluate(node->input(0));
+    if (op == "Shape") return shape(*node, *opset);
+    if (op == "Gather") return gather(*node);
+    if (op == "Unsqueeze") return unsqueeze(*node, *opset);
+    if (op == "Concat") return concat(*node);
+    return std::nullopt;
+  }
+
+ private:
+  std::optional<ShapeValue> constant(const ir::Value& value) {
+    std::optional<std::vector<int64_t>> ints = shapes_.constantInts(value);
+    std::optional<int64_t> rank = shapes_.rankOf(value);
+    if (!ints || !rank || *rank > 1) return std::nullopt;
+    if (*rank == 0 && ints->size() != 1) return std::nullopt;
+    return knownShapeValue(*ints, *rank == 0);
+  }
+
+  ShapeValueOrError shape(const ir::Node& node, int64_t opset) {
+    const ir::Value* data = node.input(0);
+    if (data == nullptr) return std::nullopt;
+    const std::optional<Shape>& dims = shapes_.typeOf(*data).shape();
+    if (!dims) return std::nullopt;
+    absl::StatusOr<std::optional<int64_t>> start = getInt(node, "start");
+    if (!start.ok()) return start.status();
+    absl::StatusOr<std::optional<int64_t>> end = getInt(node, "end");
+    if (!end.ok()) return end.status();
+    if (opset < 15 && (*start || *end)) return std::nullopt;
+    const int64_t rank = static_cast<int64_t>(dims->size());
+    auto clamp = [rank](int64_t v) {
+      if (v < 0) v += rank;
+      return std::min(std::max<int64_t>(v, 0), rank);
+    };
+    ShapeValue result;
+    for (int64_t i = clamp(start->value_or(0)); i < clamp(end->value_or(rank)); ++i) {
+      result.elems.push_back((*dims)[i]);
+    }
+    return result;
+  }
+
+  ShapeValueOrError gather(const ir::Node& node) {
+    absl::StatusOr<int64_t> axis = getIntOr(node, "axis", 0);
+    if (!axis.ok()) return axis.status();
+    if (*axis != 0 && *axis != -1) return std::nullopt;
+    ShapeValueOrError data = evaluate(node.input(0));
+    if (!data.ok() || !*data || (*data)->scalar) return data.ok() ? std::nullopt : data;
+    const ir::Value* indices = node.input(1);
+    if (indices == nullptr || !ShapeOracle::isConstant(*indices)) return std::nullopt;
+    std::optional<ShapeValue> index_values = constant(*indices);
+    if (!index_values) return std::nullopt;
+    ShapeValue result;
+    result.scalar = index_values->scalar;
+    const int64_t size = static_cast<int64_t>((*data)->elems.size());
+    for (const Dim& dim : index_values->elems) {
+      int64_t index = dim.value();
+      if (index < 0) index += size;
+      if (index < 0 || index >= size) return std::nullopt;
+      result.elems.push_back((*data)->elems[index]);
+    }
+    return result;
+  }
+
+  // Only a scalar made into a 1-element vector: axes [0] or [-1].
+  ShapeValueOrError unsqueeze(const ir::Node& node, int64_t opset) {
+    std::vector<int64_t> axes;
+    if (opset >= 13) {
+      const ir::Value* axes_value = node.input(1);
+      if (axes_value == nullptr || !ShapeOracle::isConstant(*axes_value)) return std::nullopt;
+      std::optional<std::vector<int64_t>> values = shapes_.constantInts(*axes_value);
+      if (!values) return std::nullopt;
+      axes = *values;
+    } else {
+      absl::StatusOr<std::optional<std::vector<int64_t>>> attribute = getInts(node, "axes");
+      if (!attribute.ok()) return attribute.status();
+      if (!*attribute) return std::nullopt;
+      axes = **attribute;
+    }
+    if (axes.size() != 1 || (axes[0] != 0 && axes[0] != -1)) return std::nullopt;
+    ShapeValueOrError data = evaluate(node.input(0));
+    if (!data.ok() || !*data || !(*data)->scalar) return data.ok() ? std::nullopt : data;
+    (*data)->scalar = false;
+    return data;
+  }
+
+  ShapeValueOrError concat(const ir::Node& node) {
+    absl::StatusOr<std::optional<int64_t>> axis = getInt(node, "axis");
+    if (!axis.ok()) return axis.status();
+    if (!*axis || (**axis != 0 && **axis != -1)) return std::nullopt;
+    ShapeValue result;
+    for (const ir::Value* input : node.inputs()) {
+      ShapeValueOrError part = evaluate(input);
+      if (!part.ok() || !*part || (*part)->scalar) return part.ok() ? std::nullopt : part;
+      result.elems.insert(result.elems.end(), (*part)->elems.begin(), (*part)->elems.end());
+    }
+    return result;
+  }
+
+  ShapeOracle& shapes_;
+  int budget_ = kShapeValueBudget;
+};
+
+absl::StatusOr<std::optional<ShapeValue>> ShapeOracle::shapeValueOf(const ir::Value& value) {
+  return ShapeValueWalk(*this).evaluate(&value);
 }
 
 }  // namespace onnxopt

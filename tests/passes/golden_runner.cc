@@ -141,6 +141,7 @@ class GoldenRunner {
     onnxopt::PassManagerOptions options;
     options.verify_each = true;
     options.require_convergence = true;
+    options.verify_fixed_point = true;
     onnxopt::PassManager pass_manager(options);
     const std::string& pipeline = *expect.pipeline;
     absl::Status status = pass_manager.addPipeline(pipeline);

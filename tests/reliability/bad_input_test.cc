@@ -190,7 +190,7 @@ std::vector<BadInput> catalogue() {
   cases.push_back({"NonexistentFile", [](const std::string&) {}, {"@"}, {"no such file"}, false});
   cases.push_back({"Directory", [](const std::string& path) { fs::create_directory(path); },
                    {"@"}, {"is a folder"}, false});
-  cases.push_back({"EmptyFile", writesBytes(""), {"@"}, {"no graph"}});
+  cases.push_back({"EmptyFile", writesBytes(""), {"@"}, {"is empty"}});
   {
     std::mt19937 rng(12345);  // std::mt19937 is the same sequence everywhere
     std::string bytes(4096, '\0');

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "onnxopt/ir/ir.h"
+#include "onnxopt/pass/analysis.h"
 #include "onnxopt/ir/serialization.h"
 #include "onnxopt/ir/verifier.h"
 #include "test_models.h"
@@ -136,42 +137,47 @@ TEST(IrTest, ModelCountsItsGraphsAndForEachGraphFindsEverySubgraph) {
   EXPECT_EQ(flat->numGraphs(), 1u);
 }
 
-TEST(IrTest, TouchLogFindsMainGraphNodesTouchedAfterATick) {
+TEST(IrTest, ChangeJournalFindsMainGraphNodesTouchedSinceAMark) {
   auto model = parseModel(kIfCapturingOuterValue);
   ASSERT_NE(model, nullptr);
   Graph& graph = model->graph();
   Node* relu = graph.firstNode();
   Node* if_node = graph.lastNode();
   Node* then_node = if_node->attr("then_branch")->graphs().front()->firstNode();
-  auto touched_after = [&model](uint64_t tick) -> std::optional<std::vector<Node*>> {
-    std::vector<Node*> nodes;
-    if (!model->mainGraphNodesTouchedAfter(tick, &nodes)) return std::nullopt;
-    return nodes;
-  };
+  onnxopt::ChangeJournal journal(*model);
 
-  const uint64_t first = model->advanceTouchClock();
-  model->touch(if_node, first);
-  model->touch(relu, first);
-  model->touch(if_node, first);  // once per tick
-  EXPECT_EQ(if_node->touchedAt(), first);
-  EXPECT_EQ(touched_after(0), (std::vector<Node*>{if_node, relu}));
-  EXPECT_EQ(touched_after(first), std::vector<Node*>{});
+  const onnxopt::ChangeJournal::Mark start = journal.mark();
+  journal.touch(if_node);
+  journal.touch(relu);
+  journal.touch(if_node);
+  EXPECT_EQ(journal.touchedSince(start), (std::vector<Node*>{if_node, relu})) << "once each";
+  const onnxopt::ChangeJournal::Mark second = journal.mark();
+  EXPECT_EQ(journal.touchedSince(second), std::vector<Node*>{});
 
-  const uint64_t second = model->advanceTouchClock();
-  model->touch(if_node, second);
-  EXPECT_EQ(touched_after(0), (std::vector<Node*>{relu, if_node})) << "by last touch, once each";
-  EXPECT_EQ(touched_after(first), std::vector<Node*>{if_node});
-
-  const uint64_t third = model->advanceTouchClock();
-  model->touch(then_node, third);
-  EXPECT_EQ(then_node->touchedAt(), third);
-  EXPECT_EQ(touched_after(second), std::nullopt) << "a subgraph node: the caller must walk";
-  EXPECT_EQ(touched_after(third), std::vector<Node*>{});
-
+  journal.touch(then_node);
+  EXPECT_EQ(journal.touchedSince(second), std::nullopt) << "a subgraph node: revisit everything";
+  const onnxopt::ChangeJournal::Mark third = journal.mark();
   graph.eraseNode(if_node);
-  const uint64_t fourth = model->advanceTouchClock();
-  model->touch(relu, fourth);
-  EXPECT_EQ(touched_after(third), std::vector<Node*>{relu});
+  journal.touch(if_node);
+  journal.touch(relu);
+  EXPECT_EQ(journal.touchedSince(third), std::vector<Node*>{relu}) << "erased nodes are left out";
+}
+
+TEST(IrTest, ChangesNoOneRecordedAreUntracked) {
+  auto model = parseModel(kChain);
+  onnxopt::ChangeJournal journal(*model);
+  EXPECT_FALSE(journal.hasUnaccountedChanges(*model));
+  const onnxopt::ChangeJournal::Mark start = journal.mark();
+  model->graph().firstNode()->setName("renamed");
+  EXPECT_TRUE(journal.hasUnaccountedChanges(*model)) << "every IR change moves the count";
+  journal.recordUntracked(*model);
+  EXPECT_FALSE(journal.hasUnaccountedChanges(*model));
+  EXPECT_EQ(journal.touchedSince(start), std::nullopt);
+  const uint64_t before = model->modificationCount();
+  size_t nodes = 0;
+  forEachGraph(model->graph(), [&nodes](Graph& graph) { nodes += graph.numNodes(); });
+  EXPECT_EQ(nodes, 4u);
+  EXPECT_EQ(model->modificationCount(), before) << "walks change nothing";
 }
 
 TEST(IrTest, ImportKeepsOrderAndUses) {
@@ -367,15 +373,12 @@ TEST(IrTest, NameTablesFollowNamesGivenAfterLoading) {
 TEST(IrTest, VerifierStillCatchesANameGivenTwiceAfterLoading) {
   auto model = parseModel(kChain);
   Graph& graph = model->graph();
-  EXPECT_EQ(model->valueNameClashes(), 0u);
   Node* relu = graph.firstNode();
   const std::string fresh = model->valueNames().fresh("A");
   graph.createNode("Exp", {relu->output(0)}, {fresh}, nullptr);
-  EXPECT_EQ(model->valueNameClashes(), 0u) << "a fresh name is new when given";
   EXPECT_TRUE(verify(*model).ok()) << verify(*model);
 
   relu->next()->output(0)->setName("A");
-  EXPECT_EQ(model->valueNameClashes(), 1u);
   EXPECT_EQ(verify(*model).message(), "value name 'A' is defined twice");
   relu->next()->output(0)->setName("B2");
   EXPECT_TRUE(verify(*model).ok()) << verify(*model);

@@ -7,7 +7,6 @@
 //    a subgraph that reads an outer-scope value holds a real use of it;
 //  - everything the IR does not model survives a load/save round trip unchanged.
 
-#include <atomic>
 #include <cstdint>
 #include <iterator>
 #include <memory>
@@ -73,7 +72,7 @@ class ONNXOPT_API Value {
   // Callers pick names from Model::valueNames() so that they stay unique.
   void setName(std::string name);
   // Exchanges the two values' names (no copy).
-  void swapName(Value& other) { name_.swap(other.name_); }
+  void swapName(Value& other);
 
   // The graph (scope) this value is defined in.
   Graph* graph() const { return graph_; }
@@ -189,7 +188,8 @@ class ONNXOPT_API Node {
   bool hasUsedOutputs() const { return used_outputs_ != 0; }
 
   const std::vector<Attribute>& attributes() const { return attributes_; }
-  std::vector<Attribute>& mutableAttributes() { return attributes_; }
+  // Counts as a change of the model (Model::modificationCount()); walks use attributes().
+  std::vector<Attribute>& mutableAttributes();
   const Attribute* attr(absl::string_view name) const;
   // Adds the attribute or replaces the one of the same name.
   void setAttr(Attribute attribute);
@@ -204,15 +204,9 @@ class ONNXOPT_API Node {
   // Drops every use this node and the nodes of its subgraphs hold (inputs become null).
   void dropAllReferences();
 
-  // Scratch state of the rewrite driver's worklist (is the node queued?), kept here so that
-  // queueing costs no hashing. It has no meaning in the IR.
-  bool isQueued() const { return queued_; }
-  void setQueued(bool queued) { queued_ = queued; }
-  // When a rewriter last touched this node (changed it, or changed something its patterns look
-  // at), on the model's touch clock (Model::advanceTouchClock); 0 if never. The PassManager's
-  // later fixed-point rounds offer a pattern pass only the nodes touched since it last converged.
-  uint64_t touchedAt() const { return touched_at_; }
-  void setTouchedAt(uint64_t tick) { touched_at_ = tick; }
+  // The node's creation number in its graph (0, 1, 2, ...; never reused), below
+  // `graph()->nodeOrdinalBound()`: an index for side tables (a driver's queued marks).
+  uint32_t ordinal() const { return ordinal_; }
 
   // Neighbours in the graph's node list; null at the ends.
   Node* next() const { return next_; }
@@ -221,7 +215,7 @@ class ONNXOPT_API Node {
   // The NodeProto without inputs, outputs and attributes: name, op_type, domain, doc_string and
   // fields this version of ONNX does not know.
   const onnx::NodeProto& proto() const { return *proto_; }
-  onnx::NodeProto& mutableProto() { return *proto_; }
+  onnx::NodeProto& mutableProto();
 
  private:
   friend class Graph;
@@ -249,8 +243,7 @@ class ONNXOPT_API Node {
   uint32_t op_key_ = 0;
   uint32_t used_outputs_ = 0;  // outputs with at least one use; kept by Value's use list
   bool erased_ = false;
-  bool queued_ = false;
-  uint64_t touched_at_ = 0;
+  uint32_t ordinal_ = 0;
   const OpName* op_;
   Graph* graph_;
   ProtoPtr<onnx::NodeProto> proto_;
@@ -312,6 +305,8 @@ class ONNXOPT_API Graph {
   size_t numNodes() const { return num_nodes_; }
   // One more than the largest `Value::ordinal()` of this graph so far.
   size_t valueOrdinalBound() const { return values_.size(); }
+  // One more than the largest `Node::ordinal()` of this graph so far.
+  size_t nodeOrdinalBound() const { return nodes_.size(); }
 
   // Creates a node with fresh outputs named `output_names` ("" for an omitted output) and inserts
   // it before `before` (at the end when null). Inputs may be null (omitted optional input).
@@ -347,7 +342,7 @@ class ONNXOPT_API Graph {
   // The GraphProto without nodes, inputs, outputs, initializers and value_info: name, doc
   // string, quantization annotations, unknown fields.
   const onnx::GraphProto& proto() const { return *proto_; }
-  onnx::GraphProto& mutableProto() { return *proto_; }
+  onnx::GraphProto& mutableProto();
 
  private:
   friend class Model;
@@ -361,6 +356,7 @@ class ONNXOPT_API Graph {
   void unlink(Node* node);
   Value* newValue(std::string name);
   void compactInitializers() const;
+  void noteModified();
   // The arena new messages of this graph go on (null: the heap).
   google::protobuf::Arena* arena() const;
 
@@ -400,25 +396,15 @@ class ONNXOPT_API Model {
   std::optional<int64_t> opsetVersion(absl::string_view domain) const;
   void setOpsetVersion(const std::string& domain, int64_t version);
 
-  // The clock of Node::touchedAt(): each call returns a tick later than any before.
-  uint64_t advanceTouchClock() { return ++touch_clock_; }
-  // Marks `node` (of this model) touched at `tick`, the clock's latest, and logs it, so that
-  // the nodes touched after a tick can be found without walking the graphs. Rewriters call it
-  // for every node they queue; Node::setTouchedAt alone is not logged.
-  void touch(Node* node, uint64_t tick);
-  // Appends to `nodes` the main graph's nodes touched after `tick` and not erased, each once,
-  // in the order of their last touch, and returns true. Returns false, appending nothing, when a
-  // subgraph's node was touched after `tick`: the caller then walks the graphs.
-  bool mainGraphNodesTouchedAfter(uint64_t tick, std::vector<Node*>* nodes) const;
+  // How many changes the IR has seen (every edit of a node, value, graph or attribute counts,
+  // loading included). A framework that knows which changes it made compares it to find edits
+  // made behind its back: a pattern that changed the IR without the rewriter, a pass whose
+  // changes no rewriter recorded.
+  uint64_t modificationCount() const { return modifications_; }
 
   // How many graphs of this model exist: the main graph, every subgraph, and graphs made for it
   // but not (or no longer) attached to a node. 1 means there is no subgraph to look for.
   size_t numGraphs() const { return num_graphs_; }
-
-  // How many times a value was given a name that something in the model may bear already
-  // (NameTable::give). While it stays as it was when value names were last found unique (by
-  // loading, or by the verifier), they still are: the verifier skips comparing them.
-  uint64_t valueNameClashes() const { return value_name_clashes_; }
 
   // Every name given to a value (node) of this model, across all scopes, recorded as values
   // and nodes are made and renamed through the IR. Erased ones stay: a fresh name is never one
@@ -437,7 +423,10 @@ class ONNXOPT_API Model {
   // The ModelProto without its graph: versions, opset imports, producer, metadata, functions,
   // training info, unknown fields.
   const onnx::ModelProto& proto() const { return *proto_; }
-  onnx::ModelProto& mutableProto() { return *proto_; }
+  onnx::ModelProto& mutableProto() {
+    ++modifications_;
+    return *proto_;
+  }
 
  private:
   friend class Graph;
@@ -446,7 +435,7 @@ class ONNXOPT_API Model {
   friend class ProtoExporter;
   friend class Verifier;
   void giveValueName(absl::string_view name) {
-    if (!loading_ && !value_names_.give(name)) ++value_name_clashes_;
+    if (!loading_) value_names_.give(name);
   }
 
   // Declared first, so destroyed last: every message of a loaded model, and messages the IR
@@ -459,20 +448,11 @@ class ONNXOPT_API Model {
   size_t num_graphs_ = 0;
   NameTable value_names_;
   NameTable node_names_;
-  uint64_t value_name_clashes_ = 0;
+  uint64_t modifications_ = 0;
   // While loading, the importer puts each scope's names in the tables at once.
   bool loading_ = false;
-  // valueNameClashes() when value names were last found unique; none found yet: never equal.
-  // Atomic: verify() takes a const Model, which two threads may verify at once.
-  mutable std::atomic<uint64_t> value_names_unique_at_{~uint64_t{0}};
   std::unique_ptr<Graph> graph_;
   std::string base_dir_;
-  uint64_t touch_clock_ = 0;
-  // (tick, node) for each touch of a main-graph node, ticks in order; a node touched twice in
-  // one tick is logged once. Main-graph nodes live as long as the model, so the log never
-  // dangles; subgraphs may go, so their touches only move last_subgraph_touch_.
-  std::vector<std::pair<uint64_t, Node*>> touch_log_;
-  uint64_t last_subgraph_touch_ = 0;
 };
 
 // How deep subgraphs may nest (the main graph is level 0). The importer, the verifier, saving,
@@ -485,9 +465,9 @@ inline constexpr int kMaxGraphNesting = 64;
 // InvalidArgument naming the first subgraph nested more than kMaxGraphNesting levels below
 // `graph` and the node that owns it; OK otherwise. Walks no deeper than the limit.
 ONNXOPT_API absl::Status checkGraphNesting(const Graph& graph);
-// The message of that error for `graph`, a subgraph of `owner` one level too deep.
-ONNXOPT_API std::string graphTooDeepMessage(absl::string_view graph, absl::string_view owner_name,
-                                absl::string_view owner_op_type);
+// The message of that error for `graph`, a subgraph one level too deep of the node that
+// `owner` describes (ir::describe).
+ONNXOPT_API std::string graphTooDeepMessage(absl::string_view graph, absl::string_view owner);
 
 // Calls `fn(graph)` for `graph` and every graph nested in it, outer graphs first.
 template <typename Fn>
@@ -496,8 +476,8 @@ void forEachGraph(Graph& graph, Fn&& fn) {
   // Finding subgraphs reads every node's attributes; most models have none to find.
   if (graph.model() != nullptr && graph.model()->numGraphs() == 1) return;
   for (Node& node : graph) {
-    for (Attribute& attribute : node.mutableAttributes()) {
-      for (auto& subgraph : attribute.mutableGraphs()) forEachGraph(*subgraph, fn);
+    for (const Attribute& attribute : node.attributes()) {
+      for (const auto& subgraph : attribute.graphs()) forEachGraph(*subgraph, fn);
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
+#include "onnxopt/pass/analysis.h"
 
 namespace onnxopt {
 
@@ -58,15 +60,28 @@ class PassContext {
   }
   void setProgressSink(std::function<void()> sink) { progress_sink_ = std::move(sink); }
 
-  // Set by the PassManager when the pass reached a fixed point on this model before, at tick
-  // `revisitTouchedAfter()` of the model's touch clock, and every change since went through a
-  // rewriter: a pattern pass then offers its patterns only the nodes touched after it
-  // (ir::Node::touchedAt()). 0: every node.
-  uint64_t revisitTouchedAfter() const { return revisit_touched_after_; }
-  void setRevisitTouchedAfter(uint64_t tick) { revisit_touched_after_ = tick; }
-  // Set by a pass that reached a fixed point: a tick of the model's touch clock taken then.
-  uint64_t fixedPointTick() const { return fixed_point_tick_; }
-  void setFixedPointTick(uint64_t tick) { fixed_point_tick_ = tick; }
+  // Shared by the passes of one pipeline run (set by the PassManager); null when a pass runs
+  // on its own, and PatternPass then makes its own for the run.
+  AnalysisManager* analyses() const { return analyses_; }
+  ChangeJournal* journal() const { return journal_; }
+  void setShared(AnalysisManager* analyses, ChangeJournal* journal) {
+    analyses_ = analyses;
+    journal_ = journal;
+  }
+
+  // Set by the PassManager when this pass reached a fixed point before in this pipeline, at
+  // journal mark `revisitFrom()`: a pattern pass then offers its patterns only the nodes
+  // touched since, if the journal can say which.
+  std::optional<ChangeJournal::Mark> revisitFrom() const { return revisit_from_; }
+  void setRevisitFrom(std::optional<ChangeJournal::Mark> mark) { revisit_from_ = mark; }
+  // Set by a pass that reached a fixed point: the journal mark then.
+  std::optional<ChangeJournal::Mark> fixedPointMark() const { return fixed_point_mark_; }
+  void setFixedPointMark(ChangeJournal::Mark mark) { fixed_point_mark_ = mark; }
+
+  // Tests: after a rewrite driver converges, offer every node once more; a rewrite then is an
+  // error (the driver missed what a rewrite made possible, and so would production).
+  bool verifyFixedPoint() const { return verify_fixed_point_; }
+  void setVerifyFixedPoint(bool verify) { verify_fixed_point_ = verify; }
 
   // Something the user should hear about that does not fail the pass.
   void warn(std::string message) { warnings_.push_back(std::move(message)); }
@@ -77,8 +92,11 @@ class PassContext {
   DebugSink debug_sink_;
   std::function<void()> progress_sink_;
   bool require_convergence_ = false;
-  uint64_t revisit_touched_after_ = 0;
-  uint64_t fixed_point_tick_ = 0;
+  bool verify_fixed_point_ = false;
+  AnalysisManager* analyses_ = nullptr;
+  ChangeJournal* journal_ = nullptr;
+  std::optional<ChangeJournal::Mark> revisit_from_;
+  std::optional<ChangeJournal::Mark> fixed_point_mark_;
   std::vector<std::string> warnings_;
 };
 
@@ -122,15 +140,20 @@ ONNXOPT_API const char* optionTypeName(std::string*);
 }  // namespace detail
 
 // A typed option, declared as a member of the pass:
-//   PassOption<int64_t> max_iterations_{*this, "max-iterations", 10, "iteration cap"};
-// T is bool, int64_t or std::string.
+//   PassOption<int64_t> max_iterations_{*this, "max-iterations", 10, "iteration cap", atLeast(1)};
+// T is bool, int64_t or std::string. `check` refuses values the pass cannot run with, when the
+// pipeline text is parsed: a usage error, before any model is read.
 template <typename T>
 class PassOption final : public PassOptionBase {
  public:
-  PassOption(Pass& owner, std::string name, T default_value, std::string description)
+  using Check = std::function<absl::Status(const T&)>;
+
+  PassOption(Pass& owner, std::string name, T default_value, std::string description,
+             Check check = nullptr)
       : PassOptionBase(owner, std::move(name), std::move(description)),
         default_value_(default_value),
-        value_(std::move(default_value)) {}
+        value_(std::move(default_value)),
+        check_(std::move(check)) {}
 
   const T& value() const { return value_; }
   const T& operator*() const { return value_; }
@@ -146,6 +169,9 @@ class PassOption final : public PassOptionBase {
   absl::Status parse(absl::string_view text) override {
     T parsed;
     if (absl::Status status = detail::parseOptionValue(text, &parsed); !status.ok()) return status;
+    if (check_) {
+      if (absl::Status status = check_(parsed); !status.ok()) return status;
+    }
     setValue(std::move(parsed));
     return absl::OkStatus();
   }
@@ -153,7 +179,11 @@ class PassOption final : public PassOptionBase {
  private:
   T default_value_;
   T value_;
+  Check check_;
 };
+
+// A PassOption check: the value must be at least `minimum`.
+ONNXOPT_API PassOption<int64_t>::Check atLeast(int64_t minimum);
 
 class ONNXOPT_API Pass {
  public:
@@ -167,11 +197,6 @@ class ONNXOPT_API Pass {
   // Returns whether the model changed. On error the model is still valid and equivalent to the
   // input: every rewrite applied is complete. Errors name the node (name and op type).
   virtual absl::StatusOr<bool> run(ir::Model& model, PassContext& context) = 0;
-
-  // Whether every change run() makes goes through a PatternRewriter, which marks the nodes it
-  // touches. Only then may later fixed-point rounds re-run pattern passes on the marked nodes
-  // alone; a pass that changes the IR in any other way keeps the default, false.
-  virtual bool changesOnlyThroughRewriter() const { return false; }
 
   // Options in declaration order.
   const std::vector<PassOptionBase*>& options() const { return options_; }

@@ -52,8 +52,11 @@ struct PassManagerOptions {
   // rounds; hitting the cap is a warning (an error with `require_convergence`).
   bool fixed_point = false;
   int64_t max_fixed_point_rounds = 10;
-  // Tests: every rewrite driver and the fixed-point loop must converge, or the run fails.
+  // Every rewrite driver and the fixed-point loop must converge, or the run fails.
   bool require_convergence = false;
+  // Tests: after each rewrite driver converges, every node is offered once more, and a rewrite
+  // then fails the run (PassContext::verifyFixedPoint). The result checked is production's.
+  bool verify_fixed_point = false;
   // --debug: pattern match failures and applied rewrites, one line per call.
   PassContext::DebugSink debug_sink;
   IrPrintingOptions print_ir;

@@ -17,19 +17,14 @@ namespace onnxopt {
 
 struct GreedyRewriteConfig {
   // An iteration offers every live node to the patterns, then every node the rewrites touched,
-  // until the worklist is empty; that is a fixed point for patterns that look only at the nodes
-  // a rewrite requeues. When the context requires convergence (every test), iterations repeat
-  // until one changes nothing, which proves it for every pattern.
+  // until the worklist is empty: a fixed point for patterns that look only at the nodes a rewrite
+  // requeues (the rewriter requeues the users, producers and operands of what it changes). With
+  // confirm_fixed_point, iterations repeat until one changes nothing, at most max_iterations.
   int64_t max_iterations = 10;
-  // Repeat iterations until one changes nothing even when convergence is not required.
   bool confirm_fixed_point = false;
   // Rewrites allowed in one iteration; 0 means 10 per node present when the iteration starts,
   // plus 100. Patterns that undo each other hit it instead of looping forever.
   int64_t max_rewrites_per_iteration = 0;
-  // When not 0, the first iteration offers only the nodes touched after this tick
-  // (ir::Node::touchedAt()) instead of every node: the PassManager re-running a pass that
-  // reached its fixed point at that tick, with only rewriters changing the model since.
-  uint64_t revisit_touched_after = 0;
 };
 
 struct GreedyRewriteResult {
@@ -42,26 +37,31 @@ struct GreedyRewriteResult {
 
 class ONNXOPT_API GreedyRewriteDriver {
  public:
-  // `patterns` must outlive the driver. Statistics and --debug lines go to `context`.
+  // `patterns` must outlive the driver. Statistics and --debug lines go to `context`, and so do
+  // the shared analyses and the change journal when the context has them (a PassManager's).
   GreedyRewriteDriver(const RewritePatternSet& patterns, GreedyRewriteConfig config,
                       PassContext& context);
 
   // Errors: a pattern's emitError, a broken pattern contract (the status names the pattern and
-  // the node), or, when context.requireConvergence(), not converging. Without that, not
-  // converging is reported in the result and as a warning in the context.
+  // the node), a rewrite found by context.verifyFixedPoint() after convergence, or, when
+  // context.requireConvergence(), not converging. Without that, not converging is reported in
+  // the result and as a warning in the context. When context.revisitFrom() is set and the
+  // journal can tell, the first iteration offers only the nodes touched since.
   absl::StatusOr<GreedyRewriteResult> run(ir::Model& model);
 
  private:
-  const std::vector<const RewritePattern*>* patternsFor(const ir::Node& node) const;
+  struct Root {
+    const ir::OpName* op;
+    std::vector<const RewritePattern*> patterns;  // by decreasing benefit
+  };
+  const Root* rootFor(const ir::Node& node) const;
+  absl::StatusOr<GreedyRewriteResult> runWith(ir::Model& model, AnalysisManager& analyses,
+                                              ChangeJournal& journal);
 
   GreedyRewriteConfig config_;
   PassContext& context_;
-  // The patterns of each root operator. A pass has one to a few roots, and every node is looked
-  // up: comparing against each beats a hash table.
-  struct Root {
-    const ir::OpName* op;
-    std::vector<const RewritePattern*> patterns;
-  };
+  // A pass has one to a few roots, and every node is looked up: comparing against each beats a
+  // hash table.
   std::vector<Root> roots_;
   // Bit (key % 64) of every root: one test rules out most nodes before the list is scanned
   // (eliminate-nop-expand alone has two dozen roots).

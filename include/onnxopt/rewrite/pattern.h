@@ -5,8 +5,10 @@
 // Contract (as in MLIR): matchAndRewrite changes the IR if and only if it returns success. Do
 // every check first, declare the match with PatternRewriter::match() (which applies the
 // framework's guards), then rewrite through the PatternRewriter only. The driver checks the
-// contract and erases whatever the rewrite left dead.
+// contract (a change made other than through the rewriter is an error naming the pattern), gates
+// on the declared root and opset range, and erases whatever the rewrite left dead.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -14,10 +16,12 @@
 
 #include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
+#include "onnxopt/rewrite/schema.h"  // kNewestKnownOpset
 
 namespace onnxopt {
 
 class PatternRewriter;
+
 
 class [[nodiscard]] LogicalResult {
  public:
@@ -36,25 +40,43 @@ inline LogicalResult failure() { return LogicalResult::failure(); }
 inline bool succeeded(LogicalResult result) { return result.succeeded(); }
 inline bool failed(LogicalResult result) { return result.failed(); }
 
+// Where a pattern applies, declared once so that the driver gates on it: nodes of `op_type` in
+// `domain` ("" and "ai.onnx" are the default domain) in a model whose opset for that domain is
+// in [min_opset, max_opset]. Read the operator's spec for every version in the range. Patterns
+// of one root are tried in order of decreasing benefit.
+struct PatternRoot {
+  PatternRoot(std::string op_type, int64_t min_opset = 1, int64_t max_opset = kNewestKnownOpset,
+              std::string domain = "", int benefit = 1)
+      : op_type(std::move(op_type)),
+        min_opset(min_opset),
+        max_opset(max_opset),
+        domain(std::move(domain)),
+        benefit(benefit) {}
+
+  std::string op_type;
+  int64_t min_opset;
+  int64_t max_opset;
+  std::string domain;
+  int benefit;
+};
+
 class ONNXOPT_API RewritePattern {
  public:
-  // The driver offers the pattern every node of op type `root_op_type` in `root_domain` ("" and
-  // "ai.onnx" are the default domain). `name` shows in --debug output and errors.
-  RewritePattern(std::string root_op_type, std::string name, std::string root_domain = "");
+  // `name` shows in --debug output and errors.
+  RewritePattern(std::string name, PatternRoot root);
   RewritePattern(const RewritePattern&) = delete;
   RewritePattern& operator=(const RewritePattern&) = delete;
   virtual ~RewritePattern();
 
-  const std::string& rootOpType() const { return root_op_type_; }
-  const std::string& rootDomain() const { return root_domain_; }
   const std::string& name() const { return name_; }
+  const PatternRoot& root() const { return root_; }
 
-  virtual LogicalResult matchAndRewrite(ir::Node& root, PatternRewriter& rewriter) const = 0;
+  // `root` is const: every change goes through `rewriter` (the driver checks it).
+  virtual LogicalResult matchAndRewrite(const ir::Node& root, PatternRewriter& rewriter) const = 0;
 
  private:
-  std::string root_op_type_;
-  std::string root_domain_;
   std::string name_;
+  PatternRoot root_;
 };
 
 class RewritePatternSet {

@@ -15,8 +15,6 @@ namespace onnxopt {
 class ONNXOPT_API PatternPass : public Pass {
  public:
   absl::StatusOr<bool> run(ir::Model& model, PassContext& context) override;
-  // A subclass whose run() changes the IR other than through the driver must return false.
-  bool changesOnlyThroughRewriter() const override { return true; }
 
  protected:
   explicit PatternPass(std::string name) : Pass(std::move(name)) {}
@@ -26,7 +24,7 @@ class ONNXOPT_API PatternPass : public Pass {
  private:
   PassOption<int64_t> max_iterations_{
       *this, "max-iterations", GreedyRewriteConfig().max_iterations,
-      "rewrite driver iterations before giving up on a fixed point"};
+      "rewrite driver iterations before giving up on a fixed point", atLeast(1)};
   std::unique_ptr<RewritePatternSet> patterns_;
 };
 

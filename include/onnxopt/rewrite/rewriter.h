@@ -1,8 +1,11 @@
 #pragma once
 
 // PatternRewriter: the only way a pattern reads model-level facts and changes the IR. Every change
-// goes through it so that the driver's worklist stays current and the change contract can be
-// checked.
+// goes through it so that the driver's worklist, the shared analyses and the change journal stay
+// current, and so that the rules every pattern would otherwise have to remember hold by
+// construction: an intermediate read outside the match blocks it, new nodes go before the match
+// root (topological order), names come from the model's NameTables, and forwarding a value never
+// changes the model's interface or makes a subgraph return what ONNX Runtime refuses.
 
 #include <cstdint>
 #include <optional>
@@ -15,6 +18,7 @@
 #include "absl/types/span.h"
 #include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
+#include "onnxopt/pass/analysis.h"
 #include "onnxopt/rewrite/pattern.h"
 #include "onnxopt/rewrite/shape_oracle.h"
 
@@ -34,17 +38,20 @@ class ONNXOPT_API PatternRewriter {
 
   // ---- while matching ----
 
-  ir::Model& model() const { return model_; }
-  // The opset version the model imports for the node's domain; nullopt if none.
+  const ir::Model& model() const { return model_; }
+  // The opset version the model imports for the node's domain; nullopt if none. The driver has
+  // checked that it is in the root pattern's declared range.
   std::optional<int64_t> opsetVersion(const ir::Node& node) const;
 
-  // Types and constant contents of values, kept current as rewrites change nodes.
+  // Types and constant contents of values, shared by the passes of a pipeline and kept current
+  // as rewrites change nodes.
   ShapeOracle& shapes();
 
-  // Records why the pattern did not match (shown by --debug) and returns failure().
+  // Records why the pattern did not match (shown by --debug) and returns failure(). Patterns
+  // record a reason only once their root and first operand matched; earlier misses return a
+  // plain failure(), so that --debug tells what almost matched.
   LogicalResult notifyMatchFailure(const ir::Node& node, absl::string_view reason);
-  // The same, with the reason composed only when it is kept: `reason()` returns it. Patterns on
-  // hot paths use this, or check explainsFailures(), so a run without --debug builds no text.
+  // The same, with the reason composed only when it is kept: `reason()` returns it.
   template <typename ReasonFn, typename = std::enable_if_t<std::is_invocable_v<ReasonFn&>>>
   LogicalResult notifyMatchFailure(const ir::Node& node, ReasonFn&& reason) {
     if (!explainsFailures()) return failure();
@@ -56,21 +63,29 @@ class ONNXOPT_API PatternRewriter {
   // failure(); the pass then fails with the error, naming the node and the pattern. Rewrites
   // already applied stay: each one is complete.
   LogicalResult emitError(const ir::Node& node, const absl::Status& error);
+  // emitError(node, status) when `status` is an error; success() otherwise. For helpers that
+  // return a Status: `if (failed(rewriter.check(node, status))) return failure();`.
+  LogicalResult check(const ir::Node& node, const absl::Status& status) {
+    return status.ok() ? success() : emitError(node, status);
+  }
 
   // Declares the match: `root` is the node whose outputs the rewrite replaces (the node the
   // driver offered), `absorbed` the producers the rewrite folds into its replacement. Blocks the
   // match (returns a failure, reason recorded) when an output of an absorbed node is a graph
-  // output, has a user outside the match, or feeds nothing in the match. The root is then the
-  // last matched node in topological order, and new nodes are created right before it. Every
-  // change below requires a successful match() first.
-  LogicalResult match(ir::Node& root, absl::Span<ir::Node* const> absorbed = {});
+  // output, has a user outside the match, or feeds nothing in the match. New nodes are created
+  // right before the root. Every change below requires a successful match() first.
+  LogicalResult match(const ir::Node& root, absl::Span<const ir::Node* const> absorbed = {});
 
-  // Whether replaceAllUsesWith(from, to) keeps the model's interface. An output of the main graph
-  // keeps its name, so when `from` is one, `to` must be able to take that name: a value this
-  // rewrite created, or a node output of the main graph that is not itself a graph output (a
-  // graph input or initializer keeps its own name). Patterns that forward an existing value
-  // check this along with their other checks.
+  // Whether replaceAllUsesWith(from, to) is allowed: `to` is visible wherever `from` is read
+  // (defined in from's graph or an enclosing one), an output of the main graph keeps its name
+  // (so `to` must be able to take it: a value this rewrite created, or a main-graph node output
+  // that is not itself a graph output), and an output of a subgraph stays a value computed in
+  // that subgraph (ONNX Runtime refuses a body that returns an outer-scope value or its own
+  // input).
   bool canReplaceAllUsesWith(const ir::Value& from, const ir::Value& to) const;
+  // Whether `to` may become output `index` of `graph` in place of `from`: the graph-output part
+  // of canReplaceAllUsesWith, for one output.
+  bool canTakeGraphOutput(const ir::Graph& graph, const ir::Value& from, const ir::Value& to) const;
 
   // ---- rewriting (after a successful match) ----
 
@@ -88,40 +103,48 @@ class ONNXOPT_API PatternRewriter {
 
   // Every use of `from` (graph outputs included) reads `to` instead. When `to` was created by
   // this rewrite, or `from` is an output of the main graph, the two swap names, so the model's
-  // interface and readable names survive. Requires canReplaceAllUsesWith(from, to).
-  void replaceAllUsesWith(ir::Value& from, ir::Value& to);
+  // interface and readable names survive. Requires canReplaceAllUsesWith(from, to): a pattern
+  // that calls it otherwise has broken the contract, and the pass fails.
+  void replaceAllUsesWith(const ir::Value& from, ir::Value& to);
+  // Every use of `from` that may read `to` instead does: all of them when
+  // canReplaceAllUsesWith(from, to), else every node use and the graph outputs that `to` may
+  // become. Returns how many graph outputs kept `from` (0: `from` is no longer read).
+  size_t replaceUsesWhereAllowed(const ir::Value& from, ir::Value& to);
   // Replaces output i of `node` with replacements[i] (null: that output has no uses) and erases
   // `node`.
-  void replaceNode(ir::Node& node, absl::Span<ir::Value* const> replacements);
+  void replaceNode(const ir::Node& node, absl::Span<ir::Value* const> replacements);
   // A new node that computes what the match root computed, in its place: it takes over the
   // root's output values (names, uses, declarations and all) and the root is erased. Named like
-  // createNode's. Cheaper than createNode + replaceNode, which make fresh output values, move
-  // every use over and swap names and declarations back; as ONNX Runtime's fusions keep the
-  // fused node's output names. Returns the node (with no outputs if there was no match).
+  // createNode's. Returns the node (with no outputs if there was no match).
   ir::Node* replaceRootWithNewNode(const std::string& op_type, absl::Span<ir::Value* const> inputs,
                                    const std::string& domain = "",
                                    const std::string& node_name_hint = "");
   // Erases a node none of whose outputs is used, with its subgraphs.
-  void eraseNode(ir::Node& node);
+  void eraseNode(const ir::Node& node);
 
   // `index` may be numInputs(), to append an input.
-  void setInput(ir::Node& node, size_t index, ir::Value* value);
-  void setAttr(ir::Node& node, ir::Attribute attribute);
+  void setInput(const ir::Node& node, size_t index, ir::Value* value);
+  void setAttr(const ir::Node& node, ir::Attribute attribute);
   // setAttr of an INT attribute, made on the model's arena (no heap allocation).
-  void setIntAttr(ir::Node& node, const std::string& name, int64_t value);
-  bool removeAttr(ir::Node& node, absl::string_view name);
-  // Other in-place changes of `node` (op type, domain): `change(node)` runs, then the driver
-  // revisits the node. Change operands with setInput, attributes with setAttr/removeAttr.
+  void setIntAttr(const ir::Node& node, const std::string& name, int64_t value);
+  bool removeAttr(const ir::Node& node, absl::string_view name);
+  // Other in-place changes of `node` (op type, domain, name): `change(node)` runs, then the
+  // driver revisits the node. Change operands with setInput, attributes with setAttr/removeAttr.
   template <typename Change>
-  void modifyInPlace(ir::Node& node, Change&& change) {
+  void modifyInPlace(const ir::Node& node, Change&& change) {
     if (!beginChange(node)) return;
-    change(node);
-    notifyChanged(node);
+    change(mutableNode(node));
+    notifyChanged(mutableNode(node));
   }
 
  private:
   friend class GreedyRewriteDriver;
-  PatternRewriter(ir::Model& model, detail::Worklist& worklist, PassContext& context);
+  PatternRewriter(ir::Model& model, detail::Worklist& worklist, AnalysisManager& analyses,
+                  ChangeJournal& journal, PassContext& context);
+
+  // The IR is the rewriter's to change; patterns see it const.
+  static ir::Node& mutableNode(const ir::Node& node) { return const_cast<ir::Node&>(node); }
+  static ir::Value& mutableValue(const ir::Value& value) { return const_cast<ir::Value&>(value); }
 
   // The driver calls this before offering `root` to `pattern`.
   void beginPattern(const RewritePattern* pattern, ir::Node* root);
@@ -131,9 +154,12 @@ class ONNXOPT_API PatternRewriter {
   void eraseDeadNode(ir::Node& node);
 
   bool beginChange(const ir::Node& node);
+  // Every change ends here: the node is revisited, analyses forget it, the journal accounts.
   void notifyChanged(ir::Node& node);
+  void endChange();
   void recordError(const ir::Node& node, absl::string_view message);
   void erase(ir::Node& node);
+  bool createdHere(const ir::Value& value) const;
   // Takes the subgraphs of `node`'s attribute `attribute_name` (about to go) off the worklist;
   // returns the outer values they read.
   std::vector<const ir::Value*> forgetSubgraphs(ir::Node& node, absl::string_view attribute_name);
@@ -143,15 +169,13 @@ class ONNXOPT_API PatternRewriter {
 
   ir::Model& model_;
   detail::Worklist& worklist_;
+  AnalysisManager& analyses_;
+  ChangeJournal& journal_;
   PassContext& context_;
   const RewritePattern* pattern_ = nullptr;
   ir::Node* offered_root_ = nullptr;
   ir::Node* matched_root_ = nullptr;  // set by a successful match()
   std::vector<ir::Node*> created_;    // nodes this rewrite created
-  std::unique_ptr<ShapeOracle> shapes_;
-  // Attributes replaced or removed during the run: their subgraphs' nodes may still sit on the
-  // worklist's stack, so they are freed with the rewriter, not before.
-  std::vector<ir::Attribute> retired_;
   uint64_t change_count_ = 0;
   absl::Status error_;
 };

@@ -7,10 +7,18 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
 #include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
 
 namespace onnxopt {
+
+// The value of a small int64 shape tensor (1-D, or a scalar while computing one), element by
+// element as dims: known sizes, symbols (from the declared shapes that Shape reads), or unknown.
+struct ShapeValue {
+  ir::Shape elems;
+  bool scalar = false;
+};
 
 // Types come from, in order of trust: the model's declarations (value_info, graph inputs,
 // initializers), local shape rules for the common operators (elementwise, Gemm, MatMul,
@@ -41,6 +49,12 @@ class ONNXOPT_API ShapeOracle {
   // Whether the value is a constant: an initializer that no caller can override (not a graph
   // input), or a Constant node's output.
   static bool isConstant(const ir::Value& value);
+
+  // The value of a shape computation: a constant, or Shape / Gather / Unsqueeze / Concat /
+  // Identity of known or symbolic dims (Shape(X) is X's dims, symbols included). nullopt when
+  // it is not known; an error naming the node when a node on the way is malformed (a required
+  // attribute missing or of the wrong kind). Looks at a few dozen nodes at most.
+  absl::StatusOr<std::optional<ShapeValue>> shapeValueOf(const ir::Value& value);
 
   // The node's outputs may have changed type: answers about them are dropped.
   void forget(const ir::Node& node);

@@ -1,0 +1,87 @@
+#pragma once
+
+// What passes of one pipeline share: the analyses (shapes), kept valid through rewrites, and the
+// journal of what rewriters changed, which lets a later fixed-point round offer a pattern pass
+// only the nodes changed since it last converged. The PassManager owns both for one run; a pass
+// run on its own gets fresh ones from PatternPass.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "onnxopt/export.h"
+#include "onnxopt/ir/ir.h"
+
+namespace onnxopt {
+
+class ShapeOracle;
+
+// Which nodes rewriters changed, in order, and where something happened that no list of nodes
+// describes (a change in a subgraph, or one made other than through a rewriter). A change is
+// untracked unless a rewriter recorded it: the journal compares the model's modification count
+// with the count it last accounted for, so forgetting to record makes passes slower, never wrong.
+class ONNXOPT_API ChangeJournal {
+ public:
+  // A position in the journal, to ask later what changed since.
+  using Mark = size_t;
+
+  explicit ChangeJournal(const ir::Model& model);
+
+  // A rewriter changed `node`, or something its patterns read. Call account() after the change.
+  void touch(ir::Node* node);
+  // Every change of the model so far is described by touch() calls (or needs no revisit).
+  void account(const ir::Model& model) { accounted_ = model.modificationCount(); }
+  // Whether the model changed since the last account().
+  bool hasUnaccountedChanges(const ir::Model& model) const {
+    return model.modificationCount() != accounted_;
+  }
+  // Records that what changed since the last account() is not described by touches: everything
+  // may have to be revisited. Then accounts for it.
+  void recordUntracked(const ir::Model& model);
+
+  Mark mark() const { return entries_.size(); }
+  // The main-graph nodes touched after `mark`, not erased, each once, in the order of their
+  // first touch since; nullopt when an untracked change or a subgraph change happened since.
+  std::optional<std::vector<ir::Node*>> touchedSince(Mark mark) const;
+
+ private:
+  // Main-graph nodes live as long as the model, so the pointers never dangle; a subgraph may go,
+  // so its nodes are recorded as nullptr: "revisit everything".
+  std::vector<ir::Node*> entries_;
+  uint64_t accounted_;
+  const ir::Graph* main_graph_;
+};
+
+// The analyses passes share. Shapes are computed once, on first use, and kept through the
+// pipeline: rewriters tell the oracle what they change, ONNX shape inference runs at most once per
+// round, and a change no rewriter recorded drops everything.
+class ONNXOPT_API AnalysisManager {
+ public:
+  explicit AnalysisManager(ir::Model& model);
+  ~AnalysisManager();
+  AnalysisManager(const AnalysisManager&) = delete;
+  AnalysisManager& operator=(const AnalysisManager&) = delete;
+
+  ShapeOracle& shapes();
+  // A fixed-point round starts: if the model changed since the shapes were computed, they are
+  // computed anew (and ONNX inference may run once more).
+  void beginRound();
+  // A rewriter changed `node` (its operands, attributes or op): what analyses know about its
+  // outputs goes.
+  void nodeChanged(const ir::Node& node);
+  // Something changed that no rewriter described: every analysis goes.
+  void invalidateAll();
+  // A rewriter replaced or removed `attribute`: its subgraphs stay alive as long as analyses may
+  // hold answers about their values.
+  void retire(ir::Attribute attribute);
+
+ private:
+  ir::Model& model_;
+  std::unique_ptr<ShapeOracle> shapes_;
+  uint64_t shapes_computed_at_ = 0;  // the model's modification count then
+  std::vector<ir::Attribute> retired_;
+};
+
+}  // namespace onnxopt
