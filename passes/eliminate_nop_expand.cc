@@ -322,14 +322,9 @@ class RemoveNopExpand final : public RewritePattern {
                           : facts.why_unknown;
       });
     }
-    // The rewriter forwards every use X may take; the Expand stays for the graph outputs it
-    // may not (X is a graph input, an initializer, an outer value of a body, ...).
-    const bool forwards_any = std::any_of(
-        output->uses().begin(), output->uses().end(), [&](const ir::Use& use) {
-          return !use.isGraphOutput() ||
-                 rewriter.canTakeGraphOutput(*use.graphOutputOf(), *output, *input);
-        });
-    if (!forwards_any) {
+    // Every use X may take; the Expand stays for graph outputs it may not take (X is a graph
+    // input, an initializer, an outer value of a body, ...).
+    if (!rewriter.canReplaceAnyUseWith(*output, *input)) {
       return rewriter.notifyMatchFailure(
           expand, absl::StrCat("the output '", output->name(),
                                "' is only a graph output that the input '", input->name(),

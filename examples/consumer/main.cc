@@ -4,7 +4,7 @@
 //   optimize-with-plugin IN OUT [PIPELINE]
 //
 // IN is a model file (.onnx), or a model in ONNX's text syntax (.onnxtxt). OUT is written in the
-// binary format. PIPELINE defaults to "eliminate-identity,eliminate-dead-nodes"; it may name any
+// binary format. PIPELINE defaults to "example-eliminate-identity,eliminate-dead-nodes"; it may name any
 // registered pass, or be a named pipeline such as -O1. Prints the pipeline, the per-pass
 // statistics and the node counts.
 
@@ -57,7 +57,7 @@ class ForwardIdentityInput final : public onnxopt::RewritePattern {
 
 class EliminateIdentityPass final : public onnxopt::PatternPass {
  public:
-  EliminateIdentityPass() : PatternPass("eliminate-identity") {}
+  EliminateIdentityPass() : PatternPass("example-eliminate-identity") {}
 
  private:
   void populatePatterns(onnxopt::RewritePatternSet& patterns) const override {
@@ -98,11 +98,11 @@ int main(int argc, char** argv) {
   }
   const std::string input = argv[1];
   const std::string output = argv[2];
-  const std::string pipeline = argc == 4 ? argv[3] : "eliminate-identity,eliminate-dead-nodes";
+  const std::string pipeline = argc == 4 ? argv[3] : "example-eliminate-identity,eliminate-dead-nodes";
 
   // Register the pass once, before any pipeline names it.
   absl::Status registered = onnxopt::PassRegistry::global().registerPass(
-      {"eliminate-identity", "Forward the input of Identity nodes to their users",
+      {"example-eliminate-identity", "Forward the input of Identity nodes to their users",
        [] { return std::make_unique<EliminateIdentityPass>(); }});
   if (!registered.ok()) return fail(registered);
 

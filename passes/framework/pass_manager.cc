@@ -111,6 +111,33 @@ std::vector<std::string> newerThanKnownWarnings(const ir::Model& model) {
   return warnings;
 }
 
+// The subgraph outputs ONNX Runtime refuses, as (subgraph, output index) pairs; empty without
+// subgraphs.
+std::vector<std::pair<const ir::Graph*, size_t>> unrunnableOutputs(const ir::Model& model) {
+  std::vector<std::pair<const ir::Graph*, size_t>> found;
+  if (model.numGraphs() == 1) return found;
+  for (const ir::SubgraphOutputProblem& problem : ir::findUnrunnableSubgraphOutputs(model)) {
+    found.emplace_back(problem.subgraph, problem.output_index);
+  }
+  return found;
+}
+
+// An error naming the first subgraph output `pass` made unrunnable, if it made one.
+absl::Status checkNoNewUnrunnableOutputs(
+    const ir::Model& model, const Pass& pass,
+    std::vector<std::pair<const ir::Graph*, size_t>>* known) {
+  if (model.numGraphs() == 1) return absl::OkStatus();
+  for (const ir::SubgraphOutputProblem& problem : ir::findUnrunnableSubgraphOutputs(model)) {
+    const std::pair<const ir::Graph*, size_t> key(problem.subgraph, problem.output_index);
+    if (std::find(known->begin(), known->end(), key) != known->end()) continue;
+    return absl::InternalError(absl::StrCat("pass '", pass.name(), "' made ",
+                                            ir::describe(problem),
+                                            ", which ONNX Runtime refuses"));
+  }
+  *known = unrunnableOutputs(model);
+  return absl::OkStatus();
+}
+
 void addWarningOnce(std::vector<std::string>* warnings, std::string warning) {
   if (std::find(warnings->begin(), warnings->end(), warning) == warnings->end()) {
     warnings->push_back(std::move(warning));
@@ -136,6 +163,9 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
   // when the journal knows them: a round that confirms the fixed point then costs a walk over
   // the touched nodes instead of every pattern on every node.
   std::vector<std::optional<ChangeJournal::Mark>> fixed_point_mark(passes_.size());
+  // Models may arrive with such outputs (legalize-subgraph-outputs repairs them); no pass may
+  // add one.
+  std::vector<std::pair<const ir::Graph*, size_t>> unrunnable = unrunnableOutputs(model);
   for (int64_t round = 1; round <= max_rounds; ++round) {
     report.rounds = round;
     analyses.beginRound();
@@ -175,6 +205,12 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
         analyses.invalidateAll();
       }
       fixed_point_mark[position] = context.fixedPointMark();
+      if (*changed) {
+        if (absl::Status status = checkNoNewUnrunnableOutputs(model, pass, &unrunnable);
+            !status.ok()) {
+          return status;
+        }
+      }
       if (options_.verify_each) {
         if (absl::Status status = ir::verify(model); !status.ok()) {
           return absl::InternalError(absl::StrCat("the model is invalid after pass '", pass.name(),

@@ -21,7 +21,8 @@ bool isValidPassName(absl::string_view name) {
   return true;
 }
 
-// Reads pipeline text: `pass{key=value,...},pass,...`.
+// Reads pipeline text: `pass{key=value,...},pass,...`, where `-O1` (a named pipeline, as on the
+// command line) stands for its passes.
 class PipelineParser {
  public:
   PipelineParser(const PassRegistry& registry, absl::string_view text)
@@ -32,9 +33,13 @@ class PipelineParser {
     skipSpaces();
     if (atEnd()) return passes;
     while (true) {
-      absl::StatusOr<std::unique_ptr<Pass>> pass = parsePass();
-      if (!pass.ok()) return pass.status();
-      passes.push_back(*std::move(pass));
+      if (position_ < text_.size() && text_[position_] == '-') {
+        if (absl::Status status = parseNamedPipeline(&passes); !status.ok()) return status;
+      } else {
+        absl::StatusOr<std::unique_ptr<Pass>> pass = parsePass();
+        if (!pass.ok()) return pass.status();
+        passes.push_back(*std::move(pass));
+      }
       skipSpaces();
       if (atEnd()) return passes;
       if (!consume(',')) return error("expected ',' between passes");
@@ -75,6 +80,19 @@ class PipelineParser {
       if (consume('}')) return pass;
       if (!consume(',')) return error("expected ',' or '}' after an option");
     }
+  }
+
+  absl::Status parseNamedPipeline(std::vector<std::unique_ptr<Pass>>* passes) {
+    const size_t column = position_;
+    ++position_;  // the '-'
+    const absl::string_view name = word();
+    absl::StatusOr<std::string> pipeline = registry_.namedPipeline(name);
+    if (!pipeline.ok()) return error(pipeline.status().message(), column);
+    // Named pipelines hold pass names only, so this cannot recurse.
+    absl::StatusOr<std::vector<std::unique_ptr<Pass>>> named = registry_.parsePipeline(*pipeline);
+    if (!named.ok()) return named.status();
+    for (std::unique_ptr<Pass>& pass : *named) passes->push_back(std::move(pass));
+    return absl::OkStatus();
   }
 
   // A run of characters that are not separators.

@@ -162,6 +162,13 @@ bool PatternRewriter::canReplaceAllUsesWith(const ir::Value& from, const ir::Val
   return true;
 }
 
+bool PatternRewriter::canReplaceAnyUseWith(const ir::Value& from, const ir::Value& to) const {
+  if (&from == &to || !isVisibleIn(to, from.graph())) return false;
+  return std::any_of(from.uses().begin(), from.uses().end(), [&](const ir::Use& use) {
+    return !use.isGraphOutput() || canTakeGraphOutput(*use.graphOutputOf(), from, to);
+  });
+}
+
 bool PatternRewriter::beginChange(const ir::Node& node) {
   if (!error_.ok()) return false;
   if (matched_root_ == nullptr) {

@@ -42,7 +42,7 @@ step "run it on tests/api/data/identities.onnxtxt"
 "$app" "$source_dir/tests/api/data/identities.onnxtxt" "$work/identities.onnx" >"$work/out.txt" 2>&1 \
   || { cat "$work/out.txt"; die "the consumer failed"; }
 cat "$work/out.txt"
-grep -Eq '^  eliminate-identity +[0-9]+ +3 +3 +3 ' "$work/out.txt" \
+grep -Eq '^  example-eliminate-identity +[0-9]+ +3 +3 +3 ' "$work/out.txt" \
   || die "the out-of-tree pass did not remove the three Identity nodes"
 grep -Eq '^nodes: 4 -> 1$' "$work/out.txt" || die "the model was not optimized to one node"
 [[ -s $work/identities.onnx ]] || die "no output model written"

@@ -30,6 +30,7 @@
 #include "onnxopt/ir/serialization.h"
 #include "onnxopt/ir/verifier.h"
 #include "onnxopt/pass/pass_manager.h"
+#include "onnxopt/pass/pass_registry.h"
 
 namespace {
 
@@ -49,10 +50,25 @@ struct Expectations {
   bool unchanged = false;
   std::string error_substring;
   bool has_checks = false;
+  bool has_o1_checks = false;
 };
 
 bool isCheckLine(absl::string_view line) {
   return absl::StartsWith(absl::StripLeadingAsciiWhitespace(line), "# CHECK");
+}
+
+bool isO1CheckLine(absl::string_view line) {
+  return absl::StartsWith(absl::StripLeadingAsciiWhitespace(line), "# O1-CHECK");
+}
+
+// How golden cases run: as production runs the pipeline, with the model verified after each
+// pass, convergence required, and every rewrite driver's fixed point checked after the fact.
+onnxopt::PassManagerOptions testOptions() {
+  onnxopt::PassManagerOptions options;
+  options.verify_each = true;
+  options.require_convergence = true;
+  options.verify_fixed_point = true;
+  return options;
 }
 
 std::string directiveValue(absl::string_view line, absl::string_view directive) {
@@ -113,6 +129,7 @@ class GoldenRunner {
         expect.error_substring = directiveValue(line, kExpectError);
       }
       if (isCheckLine(line)) expect.has_checks = true;
+      if (isO1CheckLine(line)) expect.has_o1_checks = true;
     }
     return expect;
   }
@@ -137,12 +154,12 @@ class GoldenRunner {
       return absl::InvalidArgumentError(absl::StrCat("the input is invalid: ", status.message()));
     }
     const std::string input_text = onnxopt::ir::printModel(**model);
+    // The -O1 variant runs on a copy: every case must also go through the default pipeline.
+    absl::StatusOr<std::unique_ptr<onnxopt::ir::Model>> o1_model =
+        onnxopt::ir::importModel(*onnxopt::ir::parseModelText(text));
+    if (!o1_model.ok()) return o1_model.status();
 
-    onnxopt::PassManagerOptions options;
-    options.verify_each = true;
-    options.require_convergence = true;
-    options.verify_fixed_point = true;
-    onnxopt::PassManager pass_manager(options);
+    onnxopt::PassManager pass_manager(testOptions());
     const std::string& pipeline = *expect.pipeline;
     absl::Status status = pass_manager.addPipeline(pipeline);
     if (status.ok()) status = pass_manager.run(**model).status();
@@ -169,13 +186,33 @@ class GoldenRunner {
           absl::StrCat("expected the model unchanged.\n--- input, printed ---\n", input_text,
                        "--- output ---\n", output_text));
     }
-    if (expect.has_checks) return fileCheck(test_case, output_text);
-    return absl::OkStatus();
+    if (expect.has_checks) {
+      if (absl::Status checked = fileCheck(test_case, output_text, "CHECK"); !checked.ok()) {
+        return checked;
+      }
+    }
+    return runO1(test_case, expect, **o1_model);
+  }
+
+  // -O1 as the CLI runs it, to a fixed point; O1-CHECK lines are checked against its output.
+  absl::Status runO1(const Case& test_case, const Expectations& expect, onnxopt::ir::Model& model) {
+    onnxopt::PassManagerOptions options = testOptions();
+    options.fixed_point = true;
+    onnxopt::PassManager pass_manager(options);
+    absl::Status status = pass_manager.addPipeline(
+        *onnxopt::PassRegistry::global().namedPipeline("O1"));
+    if (status.ok()) status = pass_manager.run(model).status();
+    if (!status.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat("-O1 failed: ", status.message()));
+    }
+    if (!expect.has_o1_checks) return absl::OkStatus();
+    return fileCheck(test_case, onnxopt::ir::printModel(model), "O1-CHECK");
   }
 
   // Gives FileCheck a copy of the file with every line outside the case blanked, so that its
   // diagnostics carry the file's line numbers; the copy's path is replaced by the file's.
-  absl::Status fileCheck(const Case& test_case, const std::string& output_text) {
+  absl::Status fileCheck(const Case& test_case, const std::string& output_text,
+                         absl::string_view prefix) {
     char dir_template[] = "/tmp/golden_runner.XXXXXX";
     if (mkdtemp(dir_template) == nullptr) return absl::InternalError("cannot create a temp dir");
     const std::string dir = dir_template;
@@ -190,7 +227,7 @@ class GoldenRunner {
     }
     const std::string command =
         absl::StrCat("'", filecheck_, "' '", checks_path, "' --input-file='", output_path,
-                     "' --dump-input=never 2>&1");
+                     "' --check-prefix=", prefix, " --allow-unused-prefixes --dump-input=never 2>&1");
     std::string diagnostics;
     FILE* pipe = popen(command.c_str(), "r");
     if (pipe == nullptr) return absl::InternalError(absl::StrCat("cannot run ", filecheck_));
@@ -203,7 +240,7 @@ class GoldenRunner {
     rmdir(dir.c_str());
     if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) return absl::OkStatus();
     return absl::FailedPreconditionError(absl::StrCat(
-        "FileCheck failed:\n",
+        "FileCheck (", prefix, ") failed:\n",
         absl::StrReplaceAll(diagnostics, {{checks_path, path_}, {output_path, "<output>"}}),
         "--- output ---\n", output_text));
   }

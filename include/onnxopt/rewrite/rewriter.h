@@ -83,6 +83,9 @@ class ONNXOPT_API PatternRewriter {
   // that subgraph (ONNX Runtime refuses a body that returns an outer-scope value or its own
   // input).
   bool canReplaceAllUsesWith(const ir::Value& from, const ir::Value& to) const;
+  // Whether replaceUsesWhereAllowed(from, to) would move at least one use: `to` is visible where
+  // `from` is, and `from` has a node reader or a graph output that `to` may become.
+  bool canReplaceAnyUseWith(const ir::Value& from, const ir::Value& to) const;
   // Whether `to` may become output `index` of `graph` in place of `from`: the graph-output part
   // of canReplaceAllUsesWith, for one output.
   bool canTakeGraphOutput(const ir::Graph& graph, const ir::Value& from, const ir::Value& to) const;

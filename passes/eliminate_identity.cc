@@ -1,0 +1,42 @@
+// eliminate-identity: Y = Identity(X) is X, so every reader of Y reads X. The rewriter keeps the
+// Identity where a graph output cannot take X (a main-graph output keeps its name; a body output
+// stays a value of the body). See docs/passes/eliminate-identity.md.
+
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+
+namespace onnxopt {
+namespace {
+
+class ForwardIdentityInput final : public RewritePattern {
+ public:
+  ForwardIdentityInput() : RewritePattern("forward-identity-input", {"Identity", 1}) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& identity, PatternRewriter& rewriter) const override {
+    ir::Value* input = identity.input(0);
+    const ir::Value* output = identity.output(0);
+    if (input == nullptr || output == nullptr) return failure();
+    if (!rewriter.canReplaceAnyUseWith(*output, *input)) {
+      return rewriter.notifyMatchFailure(identity, "only graph outputs read it, and they keep it");
+    }
+    if (failed(rewriter.match(identity))) return failure();
+    rewriter.replaceUsesWhereAllowed(*output, *input);
+    return success();
+  }
+};
+
+class EliminateIdentity final : public PatternPass {
+ public:
+  EliminateIdentity() : PatternPass("eliminate-identity") {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    patterns.add<ForwardIdentityInput>();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createEliminateIdentityPass() { return std::make_unique<EliminateIdentity>(); }
+
+}  // namespace onnxopt
