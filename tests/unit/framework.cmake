@@ -2,3 +2,4 @@
 onnxopt_add_gtest(pass_framework_test pass_framework_test.cc)
 onnxopt_add_gtest(greedy_driver_test greedy_driver_test.cc)
 onnxopt_add_gtest(shape_oracle_test shape_oracle_test.cc)
+onnxopt_add_gtest(framework_safety_test framework_safety_test.cc)

@@ -125,6 +125,18 @@ TEST(PassRegistry, NamedPipelines) {
             "no pipeline named 'O3'; known: O0, O1, O2");
 }
 
+TEST(PassRegistry, PipelineTextMayNameAPipeline) {
+  const PassRegistry& registry = PassRegistry::global();
+  absl::StatusOr<std::vector<std::unique_ptr<Pass>>> passes =
+      registry.parsePipeline("eliminate-identity, -O1");
+  ASSERT_TRUE(passes.ok()) << passes.status();
+  ASSERT_EQ(passes->size(), 1 + registry.parsePipeline(*registry.namedPipeline("O1"))->size());
+  EXPECT_EQ(passes->front()->name(), "eliminate-identity");
+  EXPECT_EQ(passes->back()->name(), "eliminate-dead-nodes");
+  EXPECT_EQ(registry.parsePipeline("-O3").status().message(),
+            "pipeline '-O3', column 1: no pipeline named 'O3'; known: O0, O1, O2");
+}
+
 constexpr char kModel[] = R"(
 <ir_version: 8, opset_import: ["" : 13]>
 model (float[N] X) => (float[N] Y)

@@ -1,0 +1,341 @@
+// The rules the framework enforces so that no pass has to remember them: forwarding never makes a
+// body return an outer value or its own input, nor a main-graph output lose its name; a pattern
+// that edits the IR behind the rewriter fails; patterns outside their opset range are not
+// offered; a pass that makes a body unrunnable fails; tests check production's fixed point.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "onnxopt/ir/printer.h"
+#include "onnxopt/ir/verifier.h"
+#include "onnxopt/pass/pass_manager.h"
+#include "onnxopt/rewrite/greedy_driver.h"
+#include "onnxopt/rewrite/rewriter.h"
+#include "test_models.h"
+
+namespace onnxopt {
+namespace {
+
+using testing::parseModel;
+
+// Identity(x) -> x with replaceAllUsesWith when allowed, recording what the rewriter said.
+class ForwardIdentity final : public RewritePattern {
+ public:
+  explicit ForwardIdentity(std::vector<bool>* allowed)
+      : RewritePattern("forward-identity", {"Identity"}), allowed_(allowed) {}
+  LogicalResult matchAndRewrite(const ir::Node& identity, PatternRewriter& rewriter) const override {
+    const bool allowed = rewriter.canReplaceAllUsesWith(*identity.output(0), *identity.input(0));
+    allowed_->push_back(allowed);
+    if (!allowed || failed(rewriter.match(identity))) return failure();
+    rewriter.replaceAllUsesWith(*identity.output(0), *identity.input(0));
+    return success();
+  }
+
+ private:
+  std::vector<bool>* allowed_;
+};
+
+// Identity(x) -> x with replaceAllUsesWith, asking nothing: a pattern with a bug.
+class ForwardIdentityBlindly final : public RewritePattern {
+ public:
+  ForwardIdentityBlindly() : RewritePattern("forward-identity-blindly", {"Identity"}) {}
+  LogicalResult matchAndRewrite(const ir::Node& identity, PatternRewriter& rewriter) const override {
+    if (failed(rewriter.match(identity))) return failure();
+    rewriter.replaceAllUsesWith(*identity.output(0), *identity.input(0));
+    return success();
+  }
+};
+
+absl::Status runPatterns(ir::Model& model, RewritePatternSet& patterns) {
+  PassContext context;
+  return GreedyRewriteDriver(patterns, {}, context).run(model).status();
+}
+
+std::vector<bool> forwardingAllowed(const std::string& text) {
+  auto model = parseModel(text);
+  EXPECT_NE(model, nullptr);
+  std::vector<bool> allowed;
+  RewritePatternSet patterns;
+  patterns.add<ForwardIdentity>(&allowed);
+  EXPECT_TRUE(runPatterns(*model, patterns).ok());
+  EXPECT_TRUE(ir::findUnrunnableSubgraphOutputs(*model).empty());
+  EXPECT_TRUE(ir::verify(*model).ok());
+  return allowed;
+}
+
+constexpr char kIfReturningOuterValue[] = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (bool C, float[2] X) => (float[2] Y) {
+  r = Relu(X)
+  Y = If(C) <then_branch = t () => (float[2] a) { a = Identity(r) },
+              else_branch = e () => (float[2] b) { b = Neg(r) }>
+}
+)";
+
+constexpr char kLoopReturningItsInput[] = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (int64 M, float[2] X) => (float[2] Y) {
+  Y = Loop(M, , X) <body = b (int64 i, bool c, float[2] v) => (bool c_out, float[2] v_out) {
+    c_out = Identity(c)
+    v_out = Neg(v)
+  }>
+}
+)";
+
+TEST(FrameworkSafety, ForwardingNeverMakesAnIfBranchReturnAnOuterValue) {
+  EXPECT_EQ(forwardingAllowed(kIfReturningOuterValue), std::vector<bool>{false});
+}
+
+TEST(FrameworkSafety, ForwardingNeverMakesALoopBodyReturnItsOwnInput) {
+  EXPECT_EQ(forwardingAllowed(kLoopReturningItsInput), std::vector<bool>{false});
+}
+
+TEST(FrameworkSafety, AMainGraphOutputKeepsItsName) {
+  // Y may not become X (a graph input keeps its own name); Z = Identity(r) may become r.
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (float[2] X) => (float[2] Y, float[2] Z) {
+  Y = Identity(X)
+  r = Relu(X)
+  Z = Identity(r)
+}
+)");
+  std::vector<bool> allowed;
+  RewritePatternSet patterns;
+  patterns.add<ForwardIdentity>(&allowed);
+  ASSERT_TRUE(runPatterns(*model, patterns).ok());
+  EXPECT_EQ(allowed, (std::vector<bool>{false, true}));
+  const ir::Graph& graph = model->graph();
+  EXPECT_EQ(graph.outputs()[0]->name(), "Y");
+  EXPECT_EQ(graph.outputs()[1]->name(), "Z");
+  EXPECT_TRUE(graph.outputs()[1]->producer()->is("Relu")) << "r took over the name Z";
+}
+
+TEST(FrameworkSafety, ForwardingThatWouldBreakTheRuleFailsThePass) {
+  for (const char* text : {kIfReturningOuterValue, kLoopReturningItsInput}) {
+    auto model = parseModel(text);
+    const std::string before = ir::printModel(*model);
+    RewritePatternSet patterns;
+    patterns.add<ForwardIdentityBlindly>();
+    const absl::Status status = runPatterns(*model, patterns);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInternal) << status;
+    EXPECT_NE(status.message().find("broke the rewriter contract"), std::string::npos) << status;
+    EXPECT_EQ(ir::printModel(*model), before) << "nothing was changed";
+  }
+}
+
+TEST(FrameworkSafety, PartialForwardingKeepsWhatMayNotMove) {
+  // The body output keeps the Identity; the Neg reading it inside the body reads r instead.
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (bool C, float[2] X) => (float[2] Y, float[2] Z) {
+  r = Relu(X)
+  Y, Z = If(C) <then_branch = t () => (float[2] a, float[2] n) { a = Identity(r)
+                                                               n = Neg(a) },
+                 else_branch = e () => (float[2] b, float[2] m) { b = Neg(r)
+                                                                m = Abs(r) }>
+}
+)");
+  class ForwardWhereAllowed final : public RewritePattern {
+   public:
+    ForwardWhereAllowed() : RewritePattern("forward-where-allowed", {"Identity"}) {}
+    LogicalResult matchAndRewrite(const ir::Node& identity,
+                                  PatternRewriter& rewriter) const override {
+      if (!rewriter.canReplaceAnyUseWith(*identity.output(0), *identity.input(0))) return failure();
+      if (failed(rewriter.match(identity))) return failure();
+      EXPECT_EQ(rewriter.replaceUsesWhereAllowed(*identity.output(0), *identity.input(0)), 1u);
+      return success();
+    }
+  };
+  RewritePatternSet patterns;
+  patterns.add<ForwardWhereAllowed>();
+  ASSERT_TRUE(runPatterns(*model, patterns).ok());
+  const ir::Graph& branch = *model->graph().lastNode()->attr("then_branch")->graphs().front();
+  EXPECT_TRUE(branch.outputs()[0]->producer()->is("Identity"));
+  EXPECT_EQ(branch.lastNode()->input(0)->name(), "r");
+  EXPECT_TRUE(ir::findUnrunnableSubgraphOutputs(*model).empty());
+}
+
+TEST(FrameworkSafety, APatternThatEditsTheIrBehindTheRewriterFails) {
+  class MutateThenFail final : public RewritePattern {
+   public:
+    MutateThenFail() : RewritePattern("mutate-then-fail", {"Relu"}) {}
+    LogicalResult matchAndRewrite(const ir::Node& relu, PatternRewriter&) const override {
+      relu.input(0)->producer()->setName("renamed behind the rewriter's back");
+      return failure();
+    }
+  };
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (float[2] X) => (float[2] Y) {
+  n = Neg(X)
+  Y = Relu(n)
+}
+)");
+  RewritePatternSet patterns;
+  patterns.add<MutateThenFail>();
+  const absl::Status status = runPatterns(*model, patterns);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal) << status;
+  EXPECT_NE(status.message().find("pattern 'mutate-then-fail' changed the IR other than through "
+                                  "the rewriter"),
+            std::string::npos)
+      << status;
+}
+
+TEST(FrameworkSafety, APatternIsOfferedOnlyTheOpsetsItDeclares) {
+  class CountOffers final : public RewritePattern {
+   public:
+    CountOffers(int64_t min_opset, int64_t max_opset, int* offers)
+        : RewritePattern("count-offers", {"Relu", min_opset, max_opset}), offers_(offers) {}
+    LogicalResult matchAndRewrite(const ir::Node&, PatternRewriter&) const override {
+      ++*offers_;
+      return failure();
+    }
+
+   private:
+    int* offers_;
+  };
+  auto offers_at = [](int64_t opset, int64_t min_opset, int64_t max_opset) {
+    auto model = parseModel(absl::StrCat("<ir_version: 8, opset_import: [\"\" : ", opset,
+                                         "]>\nm (float[2] X) => (float[2] Y) { Y = Relu(X) }\n"));
+    int offers = 0;
+    RewritePatternSet patterns;
+    patterns.add<CountOffers>(min_opset, max_opset, &offers);
+    EXPECT_TRUE(runPatterns(*model, patterns).ok());
+    return offers;
+  };
+  EXPECT_EQ(offers_at(13, 7, 17), 1);
+  EXPECT_EQ(offers_at(13, 14, 17), 0) << "below the range";
+  EXPECT_EQ(offers_at(18, 7, 17), 0) << "above the range";
+  EXPECT_EQ(offers_at(24, 1, kNewestKnownOpset), 0) << "newer than any pattern knows";
+}
+
+TEST(FrameworkSafety, TheSummaryWarnsOnceOfAnOpsetNewerThanAnyPassKnows) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 24]>
+m (float[2,2] X, float[2,2] W) => (float[2,2] Y) {
+  Wt = Transpose<perm = [1, 0]>(W)
+  Y = Gemm(X, Wt)
+}
+)");
+  PassManagerOptions options;
+  options.fixed_point = true;
+  PassManager pass_manager(options);
+  ASSERT_TRUE(pass_manager.addPipeline("fuse-transpose-gemm,fuse-transpose-gemm").ok());
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_FALSE(report->changed);
+  ASSERT_EQ(report->warnings.size(), 1u);
+  EXPECT_NE(report->warnings[0].find("opset 24"), std::string::npos) << report->warnings[0];
+}
+
+// A pass that makes the then-branch return the outer value its Identity reads.
+class BreakBranchOutput final : public Pass {
+ public:
+  BreakBranchOutput() : Pass("break-branch-output") {}
+  absl::StatusOr<bool> run(ir::Model& model, PassContext&) override {
+    ir::Graph& branch = *model.graph().lastNode()->attr("then_branch")->graphs().front();
+    branch.setOutput(0, branch.firstNode()->input(0));
+    return true;
+  }
+};
+
+TEST(FrameworkSafety, APassThatMakesABodyUnrunnableFailsNamingIt) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (bool C, float[2] X) => (float[2] Y) {
+  r = Relu(X)
+  Y = If(C) <then_branch = t () => (float[2] a) { a = Neg(r) },
+              else_branch = e () => (float[2] b) { b = Abs(r) }>
+}
+)");
+  PassManager pass_manager;
+  pass_manager.addPass(std::make_unique<BreakBranchOutput>());
+  const absl::Status status = pass_manager.run(*model).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal) << status;
+  EXPECT_NE(status.message().find("pass 'break-branch-output' made output 0 'r'"),
+            std::string::npos)
+      << status;
+  EXPECT_NE(status.message().find("(If)"), std::string::npos) << status;
+}
+
+TEST(FrameworkSafety, ModelsThatArriveUnrunnableAreNotBlamedOnAPass) {
+  auto model = parseModel(kIfReturningOuterValue);
+  ir::Graph& branch = *model->graph().lastNode()->attr("then_branch")->graphs().front();
+  branch.setOutput(0, branch.firstNode()->input(0));  // as torch's scripted-If exports do
+  PassManager pass_manager;
+  ASSERT_TRUE(pass_manager.addPipeline("eliminate-dead-nodes").ok());
+  EXPECT_TRUE(pass_manager.run(*model).ok());
+}
+
+TEST(FrameworkSafety, MaxIterationsOneConvergesWhenTheDriverDid) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (float[2,2] X, float[2,2] W) => (float[2,2] Y) {
+  Wt = Transpose<perm = [1, 0]>(W)
+  Y = Gemm(X, Wt)
+}
+)");
+  PassManagerOptions options;
+  options.require_convergence = true;
+  options.verify_fixed_point = true;
+  PassManager pass_manager(options);
+  ASSERT_TRUE(pass_manager.addPipeline("fuse-transpose-gemm{max-iterations=1}").ok());
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->changed);
+  EXPECT_EQ(model->graph().numNodes(), 1u);
+}
+
+// Tags `node`'s attribute "tagged" through the rewriter.
+LogicalResult tag(const ir::Node& root, const ir::Node& node, PatternRewriter& rewriter) {
+  if (node.attr("tagged") != nullptr || failed(rewriter.match(root))) return failure();
+  rewriter.setIntAttr(node, "tagged", 1);
+  return success();
+}
+
+TEST(FrameworkSafety, VerifyingTheFixedPointCatchesARewriteTheDriverMissed) {
+  // The Relu tags the Neg two nodes up; the Abs between them follows a tagged producer. Tagging
+  // the Neg requeues the Neg, not the Abs, which was offered before: production misses it.
+  class TagGrandparent final : public RewritePattern {
+   public:
+    TagGrandparent() : RewritePattern("tag-grandparent", {"Relu"}) {}
+    LogicalResult matchAndRewrite(const ir::Node& relu, PatternRewriter& rewriter) const override {
+      const ir::Node* neg = relu.input(0)->producer()->input(0)->producer();
+      return neg != nullptr ? tag(relu, *neg, rewriter) : failure();
+    }
+  };
+  class FollowTaggedProducer final : public RewritePattern {
+   public:
+    FollowTaggedProducer() : RewritePattern("follow-tagged-producer", {"Abs"}) {}
+    LogicalResult matchAndRewrite(const ir::Node& abs, PatternRewriter& rewriter) const override {
+      const ir::Node* producer = abs.input(0)->producer();
+      if (producer == nullptr || producer->attr("tagged") == nullptr) return failure();
+      return tag(abs, abs, rewriter);
+    }
+  };
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (float[2] X) => (float[2] Y) {
+  a = Neg(X)
+  b = Abs(a)
+  Y = Relu(b)
+}
+)");
+  RewritePatternSet patterns;
+  patterns.add<TagGrandparent>();
+  patterns.add<FollowTaggedProducer>();
+  PassContext context;
+  context.setVerifyFixedPoint(true);
+  const absl::Status status = GreedyRewriteDriver(patterns, {}, context).run(*model).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_NE(status.message().find("let pattern 'follow-tagged-producer' rewrite"),
+            std::string::npos)
+      << status;
+}
+
+}  // namespace
+}  // namespace onnxopt
