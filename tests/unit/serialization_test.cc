@@ -235,7 +235,7 @@ g (float[2,3] X) => (float[3,2] Y) { Y = Transpose<perm = [1, 0]>(X) }
   attribute->clear_type();
   attribute->mutable_unknown_fields()->AddVarint(20, 77);  // an enum value ONNX does not define
   status = loadModelFromBytes(serialize(unknown_type)).status();
-  EXPECT_EQ(status.message(), "node '' (Transpose): attribute 'perm' has an unknown type");
+  EXPECT_EQ(status.message(), "node with output 'Y' (Transpose): attribute 'perm' has an unknown type");
 
   onnx::ModelProto no_output = parseProto(kLinear);
   no_output.mutable_graph()->mutable_output(0)->set_name("nowhere");
