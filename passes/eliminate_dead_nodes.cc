@@ -1,15 +1,22 @@
-// eliminate-dead-nodes: removes every node none of whose outputs is read (a graph output, or a
-// node in a subgraph reading an outer value, is a reader), then every initializer nothing reads
-// unless it is also a graph input (keep_initializers_as_inputs: part of the interface). Nodes
-// with no outputs at all are dead too: ONNX nodes have no side effects. Subgraphs included.
-//
-// The greedy driver with no patterns is exactly this for nodes: it offers every node once,
-// erases the dead ones and revisits the producers of what it erased, so the cost is linear.
+// eliminate-dead-nodes: removes every node no graph output or live node reads (in any scope: no
+// ONNX node has side effects), then every initializer nothing reads, unless it is a graph input
+// or training info binds it. The greedy driver without patterns is exactly this, in linear time.
 
+#include "absl/container/flat_hash_set.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 
 namespace onnxopt {
 namespace {
+
+// The initializers a training_info entry updates or initializes, by name.
+absl::flat_hash_set<std::string> boundByTrainingInfo(const ir::Model& model) {
+  absl::flat_hash_set<std::string> names;
+  for (const onnx::TrainingInfoProto& info : model.proto().training_info()) {
+    for (const auto& binding : info.update_binding()) names.insert(binding.key());
+    for (const auto& binding : info.initialization_binding()) names.insert(binding.key());
+  }
+  return names;
+}
 
 class EliminateDeadNodes final : public PatternPass {
  public:
@@ -19,10 +26,14 @@ class EliminateDeadNodes final : public PatternPass {
     absl::StatusOr<bool> changed = PatternPass::run(model, context);
     if (!changed.ok()) return changed.status();
     // After the nodes: an initializer may have been read only by nodes that are now gone.
+    const absl::flat_hash_set<std::string> bound = boundByTrainingInfo(model);
     int64_t removed = 0;
-    ir::forEachGraph(model.graph(), [&removed](ir::Graph& graph) {
+    ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
       for (ir::Value* initializer : graph.initializers()) {
-        if (initializer->hasUses() || initializer->isGraphInput()) continue;
+        if (initializer->hasUses() || initializer->isGraphInput() ||
+            (graph.parentNode() == nullptr && bound.contains(initializer->name()))) {
+          continue;
+        }
         graph.removeInitializer(initializer);
         ++removed;
       }

@@ -1,36 +1,17 @@
 // eliminate-nop-expand: removes Expand nodes that do nothing, and reads around Expand nodes whose
-// only job is a broadcast that their consumer does anyway.
+// only job is a broadcast their consumer does anyway. Expand exists from opset 8.
 //
-// 1. remove-nop-expand (root: Expand). `E = Expand(X, S)` whose output provably has X's shape
-//    (same rank, every dim provably equal) is X: every reader reads X instead, and the Expand dies.
-//      X[N,4], S = [1,4] | [4] | [1] | [] | Shape(X)   ->   E is X
-//    When E is a graph output that X cannot stand in for (X is a graph input, an initializer or
-//    itself a graph output; or E is an output of a subgraph and X comes from an outer scope), the
-//    Expand stays for that output and only the nodes reading E read X instead.
-//
-// 2. read-around-expand (root: the consumer). A consumer that broadcasts its operands itself reads
-//    X instead of `E = Expand(X, S)` when that provably changes nothing:
-//    - numpy-style (multidirectional) broadcasting operators, from the opset where they broadcast
-//      that way (Add/Sub/Mul/Div/Pow/Equal/Greater/Less/And/Or/Xor 7, Max/Min/Sum/Mean 8,
-//      Where 9, Mod 10, BitShift 11, GreaterOrEqual/LessOrEqual 12, BitwiseAnd/Or/Xor 18):
-//      for operands (E, Z...), the output shape broadcast(X, Z...) must provably equal
-//      broadcast(E, Z...), axis by axis. Since E = broadcast(X, S), X's dims are each 1 or E's,
-//      and broadcasting X directly picks the same elements as broadcasting E, so equal shapes
-//      mean equal values. Element types do not change (Expand keeps its input's type).
-//    - Gemm's C (opset 7 on: unidirectional broadcast to [M,N]): C = E must be unidirectionally
-//      broadcastable to [M,N], and X's dims are each 1 or E's, with rank(X) <= rank(E) <= 2, so X
-//      is too, with the same values. No dim is needed, only rank(X) <= 2 (or rank(E) <= 2).
-//    - PRelu's slope (unidirectional to X): checked with the multidirectional rule against X, so
-//      that both the spec (slope unidirectional to X) and ONNX Runtime (which broadcasts PRelu
-//      both ways) give the same result. PRelu's X is not read around (the output takes X's shape).
-//    - Expand's own input: Expand(Expand(X, S1), S2) reads X when S1 adds nothing to S2.
-//    The Expand stays as long as another reader needs it (the driver erases it when none does).
-//    Target shapes computed at run time are fine when the proof does not need their values: the
-//    Gemm case; a target `Shape(Z)` (or an Expand to the same target) where Z is another operand;
-//    and targets that a small evaluator follows through Shape/Gather/Unsqueeze/Concat/Identity to
-//    known or symbolic dims. An unknown dim that the proof needs makes the pattern decline.
-//
-// Expand exists from opset 8: every pattern declines below it.
+// 1. remove-nop-expand: E = Expand(X, S) whose output provably has X's shape is X. The rewriter
+//    forwards every use X may take; the Expand stays for graph outputs X cannot become.
+// 2. read-around-expand-<op>: a consumer that broadcasts its operands reads X instead of E when
+//    that provably changes nothing. Numpy-style broadcasting ops (from the opset each broadcasts
+//    so): broadcast(X, Z...) must provably equal broadcast(E, Z...) axis by axis; since X's dims
+//    are each 1 or E's, equal shapes mean equal values. Gemm's C (unidirectional to [M, N]): X of
+//    rank <= 2 will do. PRelu's slope: checked multidirectionally, which both the spec and ONNX
+//    Runtime agree with. Expand's own input: Expand(Expand(X, S1), S2) reads X when S1 adds
+//    nothing to S2. Targets computed at run time are followed through Shape/Gather/Unsqueeze/
+//    Concat (ShapeOracle::shapeValueOf); an unknown dim the proof needs makes the pattern decline.
+// See docs/passes/eliminate-nop-expand.md.
 
 #include <algorithm>
 #include <cstdint>
@@ -52,19 +33,6 @@ namespace onnxopt {
 namespace {
 
 using ir::describe;
-
-// The dim at position `i` counted from the right (0 = last axis), if the shape has that many.
-std::optional<ir::Dim> dimFromRight(const std::optional<ir::Shape>& shape, size_t i) {
-  if (!shape || i >= shape->size()) return std::nullopt;
-  return (*shape)[shape->size() - 1 - i];
-}
-
-bool isKnownNotOne(const ir::Dim& dim) { return dim.isKnown() && dim.value() != 1; }
-bool isKnownOne(const ir::Dim& dim) { return dim.isKnown() && dim.value() == 1; }
-
-// ---------------------------------------------------------------------------------------------
-// What is known about E = Expand(X, S).
-// ---------------------------------------------------------------------------------------------
 
 // One axis of E, counted from the right.
 struct ExpandedDim {
@@ -100,38 +68,18 @@ struct ExpandFacts {
 // Combines what the target's value says about axis i (from the right) with X's dim there.
 ExpandedDim expandedDimFrom(const std::optional<ir::Dim>& target_dim,
                             const std::optional<ir::Dim>& input_dim) {
-  ExpandedDim out;
-  if (input_dim && isKnownNotOne(*input_dim)) {
-    // A valid Expand has the target's dim 1 or equal here: E keeps X's dim.
-    out.dim = *input_dim;
-    out.same_as_input = true;
-    return out;
+  // E keeps X's dim where X's is a size other than 1 (a valid Expand has 1 or the same there),
+  // where the target has no axis or a 1, and where the two provably agree.
+  if (input_dim && (isKnownNotOne(*input_dim) || !target_dim || isKnownOne(*target_dim) ||
+                    target_dim->provablyEquals(*input_dim))) {
+    return {*input_dim, true};
   }
-  if (!target_dim || isKnownOne(*target_dim)) {
-    if (input_dim) {
-      out.dim = *input_dim;
-      out.same_as_input = true;
-    } else {
-      out.dim = ir::Dim::known(1);
-    }
-    return out;
+  if (!target_dim || isKnownOne(*target_dim)) return {ir::Dim::known(1), false};
+  // X's dim is absent, 1, or may be either 1 or the target's: E has the target's dim then.
+  if (!input_dim || isKnownOne(*input_dim) || isKnownNotOne(*target_dim)) {
+    return {*target_dim, false};
   }
-  // The target's dim is a size other than 1, a symbol, or unknown; X's dim is absent, 1, a
-  // symbol or unknown.
-  if (input_dim && target_dim->provablyEquals(*input_dim)) {
-    out.dim = *input_dim;
-    out.same_as_input = true;
-    return out;
-  }
-  if (!input_dim || isKnownOne(*input_dim)) {
-    out.dim = *target_dim;  // known (not 1), symbolic (whatever it is at run time) or unknown
-    return out;
-  }
-  if (isKnownNotOne(*target_dim)) {
-    out.dim = *target_dim;  // X's dim must be 1 or this size: E has this size
-    return out;
-  }
-  return out;  // unknown
+  return {};
 }
 
 ExpandFacts analyzeExpand(const ir::Node& expand, PatternRewriter& rewriter) {
@@ -142,81 +90,46 @@ ExpandFacts analyzeExpand(const ir::Node& expand, PatternRewriter& rewriter) {
   ShapeOracle& shapes = rewriter.shapes();
   facts.input_shape = shapes.typeOf(*facts.input).shape();
   facts.target_shape_of = shapeOfSource(facts.target);
-
-  // The target's value, as dims.
-  absl::StatusOr<std::optional<ShapeValue>> evaluated = shapes.shapeValueOf(*facts.target);
-  if (!evaluated.ok()) {
-    facts.error = evaluated.status();
+  absl::StatusOr<std::optional<ShapeValue>> target = shapes.shapeValueOf(*facts.target);
+  if (!target.ok()) {
+    facts.error = target.status();
     return facts;
   }
-  std::optional<ShapeValue> target = *std::move(evaluated);
-  if (target && target->scalar) target.reset();
-  if (target) {
-    for (const ir::Dim& dim : target->elems) {
-      if (dim.isKnown() && dim.value() < 0) {
-        facts.why_unknown = "the target shape has a negative dim";
-        return facts;
-      }
-    }
-  }
-  if (target && facts.input_shape) {
-    const size_t rank = std::max(target->elems.size(), facts.input_shape->size());
-    std::vector<ExpandedDim> dims(rank);
-    const std::optional<ir::Shape> target_shape(target->elems);
-    for (size_t i = 0; i < rank; ++i) {
-      const std::optional<ir::Dim> target_dim = dimFromRight(target_shape, i);
-      const std::optional<ir::Dim> input_dim = dimFromRight(facts.input_shape, i);
-      if (target_dim && input_dim && isKnownNotOne(*target_dim) && isKnownNotOne(*input_dim) &&
-          target_dim->value() != input_dim->value()) {
-        facts.why_unknown = absl::StrCat("the target ", shapeText(target_shape),
-                                         " does not broadcast with the input ",
-                                         shapeText(facts.input_shape));
-        return facts;
-      }
-      dims[rank - 1 - i] = expandedDimFrom(target_dim, input_dim);
-    }
-    // What the model or shape inference says about E may name a dim the target left unknown
-    // (asked only then: it may run ONNX's shape inference).
-    const bool any_unknown = std::any_of(dims.begin(), dims.end(), [](const ExpandedDim& dim) {
-      return !dim.same_as_input && dim.dim.isUnknown();
-    });
-    if (any_unknown) {
-      const std::optional<ir::Shape> declared = shapes.typeOf(*expand.output(0)).shape();
-      if (declared && declared->size() == rank) {
-        for (size_t i = 0; i < rank; ++i) {
-          ExpandedDim& out = dims[i];
-          if (out.same_as_input || !out.dim.isUnknown()) continue;
-          out.dim = (*declared)[i];
-          const std::optional<ir::Dim> input_dim = dimFromRight(facts.input_shape, rank - 1 - i);
-          if (input_dim && out.dim.provablyEquals(*input_dim)) out.same_as_input = true;
-        }
-      }
-    }
-    facts.dims = std::move(dims);
+  // E's declared (or inferred) shape, asked only when needed: it may run shape inference.
+  auto declared = [&]() -> const std::optional<ir::Shape>& {
+    return shapes.typeOf(*expand.output(0)).shape();
+  };
+  // The target's dims; without them, or without X's rank (a target 1 may then be any of X's
+  // dims), as many unknown dims as E's rank.
+  std::optional<ir::Shape> target_shape;
+  if (*target && !(*target)->scalar && facts.input_shape) target_shape = (*target)->elems;
+  if (!target_shape && declared()) target_shape = ir::Shape(declared()->size(), ir::Dim::unknown());
+  if (!target_shape) {
+    facts.why_unknown = absl::StrCat("the rank of the Expand's output is unknown (input ",
+                                     shapeText(facts.input_shape), ")");
     return facts;
   }
-  // The target's value is not known: E's declared or inferred shape.
-  const std::optional<ir::Shape> declared = shapes.typeOf(*expand.output(0)).shape();
-  if (!declared) {
-    facts.why_unknown = absl::StrCat(
-        "the rank of the Expand's output is unknown (input ", shapeText(facts.input_shape),
-        target ? "" : ", target shape not known", ")");
-    return facts;
-  }
-  const size_t rank = declared->size();
-  if (facts.input_shape && facts.input_shape->size() > rank) {
-    facts.why_unknown = "the Expand's declared output has a lower rank than its input";
-    return facts;
-  }
+  const size_t rank = std::max(target_shape->size(), facts.input_shape->size());
   std::vector<ExpandedDim> dims(rank);
   for (size_t i = 0; i < rank; ++i) {
-    ExpandedDim& out = dims[rank - 1 - i];
-    out.dim = (*declared)[rank - 1 - i];
+    const std::optional<ir::Dim> target_dim = dimFromRight(target_shape, i);
     const std::optional<ir::Dim> input_dim = dimFromRight(facts.input_shape, i);
-    if (input_dim && (isKnownNotOne(*input_dim) || out.dim.provablyEquals(*input_dim))) {
-      out.dim = *input_dim;
-      out.same_as_input = true;
+    if ((target_dim && target_dim->isKnown() && target_dim->value() < 0) ||
+        (target_dim && input_dim && isKnownNotOne(*target_dim) && isKnownNotOne(*input_dim) &&
+         target_dim->value() != input_dim->value())) {
+      facts.why_unknown = absl::StrCat("the target ", shapeText(target_shape),
+                                       " is not a valid Expand of the input ",
+                                       shapeText(facts.input_shape));
+      return facts;
     }
+    ExpandedDim& out = dims[rank - 1 - i];
+    out = expandedDimFrom(target_dim, input_dim);
+    // The model's declaration, or shape inference, may name a dim the target left unknown.
+    if (out.same_as_input || !out.dim.isUnknown() || !declared() || declared()->size() != rank) {
+      continue;
+    }
+    out.dim = (*declared())[rank - 1 - i];
+    out.same_as_input = input_dim && out.dim.provablyEquals(*input_dim);
   }
   facts.dims = std::move(dims);
   return facts;
@@ -224,12 +137,9 @@ ExpandFacts analyzeExpand(const ir::Node& expand, PatternRewriter& rewriter) {
 
 // Whether E is X: same rank and every axis provably X's.
 bool isNop(const ExpandFacts& facts) {
-  if (!facts.dims || !facts.input_shape) return false;
-  if (facts.dims->size() != facts.input_shape->size()) return false;
-  for (const ExpandedDim& dim : *facts.dims) {
-    if (!dim.same_as_input) return false;
-  }
-  return true;
+  return facts.dims && facts.input_shape && facts.dims->size() == facts.input_shape->size() &&
+         std::all_of(facts.dims->begin(), facts.dims->end(),
+                     [](const ExpandedDim& dim) { return dim.same_as_input; });
 }
 
 // Whether `value`, as an operand broadcast with E, already has every axis E's target could add:
@@ -240,15 +150,10 @@ bool coversTarget(const ir::Value* value, const ExpandFacts& facts) {
   if (value == facts.expand->output(0)) return true;  // broadcast(E, E) = E
   if (facts.target_shape_of != nullptr && value == facts.target_shape_of) return true;
   const ir::Node* producer = producerOf(value, "Expand");
-  if (producer != nullptr && producer->input(1) != nullptr) {
-    const ir::Value* other_target = producer->input(1);
-    if (other_target == facts.target) return true;
-    if (facts.target_shape_of != nullptr &&
-        shapeOfSource(other_target) == facts.target_shape_of) {
-      return true;
-    }
-  }
-  return false;
+  if (producer == nullptr || producer->input(1) == nullptr) return false;
+  const ir::Value* other_target = producer->input(1);
+  return other_target == facts.target ||
+         (facts.target_shape_of != nullptr && shapeOfSource(other_target) == facts.target_shape_of);
 }
 
 // Another operand of a multidirectionally broadcasting consumer, as the proof sees it.
@@ -294,16 +199,9 @@ std::string proveBroadcastAbsorbsExpand(const ExpandFacts& facts,
 
 // The Expand producing `value`, with both its inputs, or null.
 const ir::Node* expandProducing(const ir::Value* value) {
-  const ir::Node* producer = producerOf(value, "Expand");
-  if (producer == nullptr || producer->input(0) == nullptr || producer->input(1) == nullptr) {
-    return nullptr;
-  }
-  return producer;
+  const ir::Node* expand = producerOf(value, "Expand");
+  return expand && expand->input(0) && expand->input(1) ? expand : nullptr;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Pattern 1: an Expand that does nothing.
-// ---------------------------------------------------------------------------------------------
 
 class RemoveNopExpand final : public RewritePattern {
  public:
@@ -335,10 +233,6 @@ class RemoveNopExpand final : public RewritePattern {
     return success();
   }
 };
-
-// ---------------------------------------------------------------------------------------------
-// Pattern 2: a consumer that broadcasts anyway reads around the Expand.
-// ---------------------------------------------------------------------------------------------
 
 enum class BroadcastKind {
   kMultidirectional,  // every input, numpy-style
@@ -447,14 +341,9 @@ class EliminateNopExpand final : public PatternPass {
  private:
   void populatePatterns(RewritePatternSet& patterns) const override {
     patterns.add<RemoveNopExpand>();
-    struct Consumer {
-      const char* op_type;
-      int64_t since;
-    };
-    // The opset from which each operator broadcasts numpy-style (before it, the
-    // Add/Sub/Mul/Div/Pow/Equal/Greater/Less/And/Or/Xor family used `broadcast`/`axis`, and
-    // Max/Min/Sum/Mean required equal shapes).
-    static constexpr Consumer kMultidirectional[] = {
+    // The opset from which each operator broadcasts numpy-style (before: `broadcast`/`axis`,
+    // or equal shapes only).
+    static constexpr struct { const char* op_type; int64_t since; } kMultidirectional[] = {
         {"Add", 7},     {"Sub", 7},     {"Mul", 7},        {"Div", 7},
         {"Pow", 7},     {"Equal", 7},   {"Greater", 7},    {"Less", 7},
         {"And", 7},     {"Or", 7},      {"Xor", 7},        {"Max", 8},
@@ -462,7 +351,7 @@ class EliminateNopExpand final : public PatternPass {
         {"Mod", 10},    {"BitShift", 11}, {"GreaterOrEqual", 12}, {"LessOrEqual", 12},
         {"BitwiseAnd", 18}, {"BitwiseOr", 18}, {"BitwiseXor", 18},
     };
-    for (const Consumer& consumer : kMultidirectional) {
+    for (const auto& consumer : kMultidirectional) {
       patterns.add<ReadAroundExpand>(consumer.op_type, BroadcastKind::kMultidirectional,
                                      consumer.since);
     }

@@ -2,12 +2,9 @@
 // Y = Gemm(A, B, bias) when A and B are 2-D, the bias provably broadcasts to the MatMul's [M, N]
 // result without changing the Add's output, and the element type is a floating type Gemm takes
 // in the model's opset. With {allow-reshape=true}, an A of rank > 2 (with a 2-D B) is flattened
-// to 2-D around the Gemm and the result reshaped back. See docs/passes/fuse-matmul-add-gemm.md.
-//
-// Opsets: Add before 7 broadcasts only with `broadcast=1` (legacy, suffix-only semantics) and
-// Gemm before 7 likewise needs `broadcast=1`, with a semantics the spec leaves vague; there the
-// pattern fuses only a bias of exactly the MatMul's shape, which needs no broadcast on either
-// side. From 7 on both broadcast numpy-style (Gemm's C unidirectionally).
+// to 2-D around the Gemm and the result reshaped back. Before opset 7 Add and Gemm broadcast by
+// legacy rules the spec leaves vague: only a bias of exactly [M, N] fuses there.
+// See docs/passes/fuse-matmul-add-gemm.md.
 
 #include <cstdint>
 #include <optional>
@@ -18,6 +15,7 @@
 #include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/schema.h"
 #include "onnxopt/rewrite/shape_oracle.h"
 #include "onnxopt/rewrite/tensor_util.h"
 
@@ -62,8 +60,6 @@ bool provablyEqualsAny(const Dim& dim, std::initializer_list<const Dim*> targets
   }
   return false;
 }
-
-bool isKnownOne(const Dim& dim) { return dim.isKnown() && dim.value() == 1; }
 
 const Dim* dimAt(const std::optional<Shape>& shape, size_t i) {
   return shape && i < shape->size() ? &(*shape)[i] : nullptr;
@@ -111,24 +107,18 @@ class FuseMatMulAdd final : public RewritePattern {
   }
 
  private:
-  // Add 1 and 6 have `broadcast`, `axis` (and 1 `consumed_inputs`); 7 on has no attributes.
+  // Add 1 and 6 have `broadcast` and `axis` (irrelevant: only equal shapes fuse there) and Add 1
+  // an in-place hint, `consumed_inputs`; from 7 on Add has no attributes.
   static LogicalResult checkAddAttributes(const ir::Node& add, int64_t opset,
                                           PatternRewriter& rewriter) {
     for (const ir::Attribute& attribute : add.attributes()) {
       const std::string& name = attribute.name();
-      if (opset < 7 && (name == "broadcast" || name == "axis") &&
-          attribute.kind() == onnx::AttributeProto::INT) {
-        continue;  // irrelevant: before 7 we only fuse operands of equal shapes
+      if (opset >= 7 || (name != "broadcast" && name != "axis" && name != "consumed_inputs")) {
+        return rewriter.notifyMatchFailure(
+            add, absl::StrCat("unexpected attribute '", name, "' on Add at opset ", opset));
       }
-      if (opset < 7 && name == "consumed_inputs" &&
-          attribute.kind() == onnx::AttributeProto::INTS) {
-        continue;  // an in-place hint of Add-1, no effect on the result
-      }
-      return rewriter.notifyMatchFailure(
-          add, absl::StrCat("unexpected attribute '", name, "' (or of the wrong kind) on Add at "
-                            "opset ", opset));
     }
-    return success();
+    return rewriter.check(add, checkAttributes(add));
   }
 
   LogicalResult tryFuse(const ir::Node& add, const ir::Node& matmul, ir::Value& bias,
@@ -161,40 +151,26 @@ class FuseMatMulAdd final : public RewritePattern {
       elem_type = shapes.elemTypeOf(*v);
       if (elem_type != 0) break;
     }
-    if (elem_type == 0) return decline("the element type is unknown");
     if (!isGemmFloatType(elem_type, opset)) {
-      const bool is_bfloat16 = elem_type == onnx::TensorProto::BFLOAT16;
       return decline(absl::StrCat("element type ", ir::elemTypeName(elem_type),
-                                  " is not a floating type Gemm takes at opset ", opset,
-                                  is_bfloat16 ? " (bfloat16 from Gemm 13)"
-                                              : " (ONNX Runtime has no integer Gemm)"));
+                                  " is not a floating type Gemm takes at opset ", opset));
     }
-
-    const std::optional<int64_t> rank_a = shapes.rankOf(a);
-    const std::optional<int64_t> rank_b = shapes.rankOf(b);
-    if (!rank_a) return decline("the rank of A is unknown");
-    if (!rank_b) return decline("the rank of B is unknown");
-    if (*rank_b != 2) {
-      return decline(absl::StrCat("B has rank ", *rank_b, ", not 2"));
-    }
-    if (*rank_a < 2) return decline(absl::StrCat("A has rank ", *rank_a, ", not 2"));
-    const bool reshape = *rank_a > 2;
-    if (reshape && !**allow_reshape_) {
-      return decline(absl::StrCat("A has rank ", *rank_a,
-                                  ", not 2 (allow-reshape=true would flatten it)"));
-    }
-    const std::optional<int64_t> rank_bias = shapes.rankOf(bias);
-    if (!rank_bias) return decline("the rank of the bias is unknown");
 
     const std::optional<Shape>& shape_a = shapes.typeOf(a).shape();
     const std::optional<Shape>& shape_b = shapes.typeOf(b).shape();
     const std::optional<Shape>& shape_bias = shapes.typeOf(bias).shape();
-    const size_t r = static_cast<size_t>(*rank_a);
-    if (!shape_a || !shape_b || !shape_bias || shape_a->size() != r || shape_b->size() != 2 ||
-        shape_bias->size() != static_cast<size_t>(*rank_bias)) {
-      return decline("the shape of A, B or the bias is not known");
+    if (!shape_a || !shape_b || !shape_bias) {
+      return decline("the rank of A, B or the bias is unknown");
     }
-    if (opset >= 7 && !reshape && *rank_bias > 2) {
+    if (shape_b->size() != 2) return decline(absl::StrCat("B has rank ", shape_b->size(), ", not 2"));
+    if (shape_a->size() < 2) return decline(absl::StrCat("A has rank ", shape_a->size(), ", not 2"));
+    const size_t r = shape_a->size();
+    const bool reshape = r > 2;
+    if (reshape && !**allow_reshape_) {
+      return decline(absl::StrCat("A has rank ", r, ", not 2 (allow-reshape=true would flatten it)"));
+    }
+    const int64_t rank_bias = static_cast<int64_t>(shape_bias->size());
+    if (opset >= 7 && !reshape && rank_bias > 2) {
       return decline(absl::StrCat("the bias ", shapeText(*shape_bias),
                                   " has rank > 2: it would broadcast the output"));
     }
@@ -327,10 +303,7 @@ class FuseMatMulAdd final : public RewritePattern {
   static LogicalResult planReshape(const Shape& shape_a, const std::optional<Shape>& y,
                                    const Dim& n, int64_t opset, ReshapePlan* plan) {
     if (opset < 9) {
-      plan->why_not = absl::StrCat(
-          "reshaping around the Gemm needs an int64 constant, which Constant holds only from "
-          "opset 9 (the model has ",
-          opset, ")");
+      plan->why_not = "reshaping around the Gemm needs an int64 Constant (opset 9 on)";
       return failure();
     }
     const size_t r = shape_a.size();
@@ -352,12 +325,9 @@ class FuseMatMulAdd final : public RewritePattern {
       return success();
     }
     if (opset < 14) {
-      plan->why_not = absl::StrCat(
-          "A's leading dims and N leave ", unknowns,
-          " sizes unknown: the shape to reshape back to must come from Shape(A) at run time, "
-          "and before opset 14 (Reshape's allowzero) a 0 in it would read as 'copy the "
-          "input's dim' (the model has opset ",
-          opset, ")");
+      // The shape then comes from Shape(A) at run time, and a 0 in it would mean "copy".
+      plan->why_not = absl::StrCat(unknowns, " sizes of the result are unknown, and Reshape has "
+                                   "no allowzero before opset 14");
       return failure();
     }
     return success();

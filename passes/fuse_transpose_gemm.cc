@@ -1,10 +1,8 @@
 // fuse-transpose-gemm: folds a Transpose that swaps the two axes of a 2-D tensor into the Gemm
 // that reads it (transA/transB), and a Transpose of a Gemm's output into the Gemm itself.
 //
-// 1. fold-transpose-into-gemm-operand (root: Gemm)
+// 1. fold-transpose-into-gemm-operand (root: Gemm), and the same for B/transB:
 //      At = Transpose<perm=[1,0]>(X); Y = Gemm<transA=t>(At, B, C)  =>  Y = Gemm<transA=!t>(X, B, C)
-//    and the same for B/transB. The Transpose stays for its other readers, if any.
-//
 // 2. fold-gemm-output-transpose (root: Transpose)
 //      Y = Gemm<transA=a, transB=b>(A, B, C); T = Transpose<perm=[1,0]>(Y)
 //      =>  T = Gemm<transA=!b, transB=!a>(B, A, C')
@@ -61,7 +59,7 @@ class FoldTransposeIntoGemmOperand final : public RewritePattern {
   LogicalResult matchAndRewrite(const ir::Node& gemm, PatternRewriter& rewriter) const override {
     struct Fold {
       size_t operand;
-      ir::Value* source;  // the Transpose's input, read by the Gemm instead
+      ir::Value* source;  // the Transpose's input
     };
     absl::InlinedVector<Fold, 2> folds;
     std::vector<std::string> reasons;

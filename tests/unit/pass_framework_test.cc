@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "onnxopt/ir/printer.h"
+#include "onnxopt/ir/serialization.h"
 #include "test_models.h"
 #include "gtest/gtest.h"
 #include "onnxopt/ir/verifier.h"
@@ -400,6 +401,28 @@ TEST(PassManager, PrintsTheIrAfterTheSelectedPasses) {
   EXPECT_EQ(printedAfter(named), (Names{"countdown"}));
   named.after_change = true;
   EXPECT_EQ(printedAfter(named), Names{});
+}
+
+TEST(PassManager, EliminateDeadNodesKeepsInitializersTrainingInfoBinds) {
+  onnx::ModelProto proto = testing::parseProto(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (float[2] X) => (float[2] Y) <float[2] W = {1.0, 2.0}, float[2] unused = {3.0, 4.0}> {
+  Y = Relu(X)
+}
+)");
+  auto* binding = proto.add_training_info()->add_update_binding();
+  binding->set_key("W");
+  binding->set_value("W_new");
+  absl::StatusOr<std::unique_ptr<ir::Model>> model = ir::importModel(std::move(proto));
+  ASSERT_TRUE(model.ok()) << model.status();
+  PassManager pass_manager;
+  ASSERT_TRUE(pass_manager.addPipeline("eliminate-dead-nodes").ok());
+  ASSERT_TRUE(pass_manager.run(**model).ok());
+  std::vector<std::string> kept;
+  for (const ir::Value* initializer : (*model)->graph().initializers()) {
+    kept.push_back(initializer->name());
+  }
+  EXPECT_EQ(kept, std::vector<std::string>{"W"}) << "W is updated by training; unused goes";
 }
 
 TEST(PassManager, DebugSinkHearsTheDriver) {

@@ -1,7 +1,7 @@
 #pragma once
 
-// Small matchers patterns share: what produces a value, who reads it, and how --debug reasons
-// print shapes.
+// Small matchers patterns share: what produces a value, who reads it, dims as broadcasting
+// aligns them, and how --debug reasons print shapes.
 
 #include <optional>
 #include <string>
@@ -18,6 +18,16 @@ ONNXOPT_API const ir::Node* producerOf(const ir::Value* value, absl::string_view
 
 // Whether `value` is read exactly once, by a node: a rewrite may then absorb its producer.
 ONNXOPT_API bool hasSingleReader(const ir::Value& value);
+
+inline bool isKnownOne(const ir::Dim& dim) { return dim.isKnown() && dim.value() == 1; }
+inline bool isKnownNotOne(const ir::Dim& dim) { return dim.isKnown() && dim.value() != 1; }
+
+// The dim `i` places from the right (0: the last axis), if the shape is known and has it: how
+// broadcasting aligns shapes.
+inline std::optional<ir::Dim> dimFromRight(const std::optional<ir::Shape>& shape, size_t i) {
+  if (!shape || i >= shape->size()) return std::nullopt;
+  return (*shape)[shape->size() - 1 - i];
+}
 
 // "[N,4,?]" for a shape, "[rank unknown]" without one: for --debug reasons.
 ONNXOPT_API std::string shapeText(const std::optional<ir::Shape>& shape);
