@@ -80,17 +80,19 @@ class PendingFile {
  public:
   static absl::StatusOr<std::unique_ptr<PendingFile>> create(const std::string& path) {
     struct stat info;
-    if (stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    const bool exists = stat(path.c_str(), &info) == 0;
+    if (exists && !S_ISREG(info.st_mode)) {
       // A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written in place: renaming over it
       // would replace it with a regular file.
       const int fd = open(path.c_str(), O_WRONLY | O_TRUNC);
       if (fd < 0) return errnoError(path, "open for writing");
-      return std::unique_ptr<PendingFile>(new PendingFile(path, std::string(), fd));
+      return std::unique_ptr<PendingFile>(new PendingFile(path, std::string(), fd, std::nullopt));
     }
     std::string temp = absl::StrCat(dirName(path), "/.", baseName(path), ".tmpXXXXXX");
     const int fd = mkstemp(temp.data());
     if (fd < 0) return errnoError(path, "create a temporary file");
-    return std::unique_ptr<PendingFile>(new PendingFile(path, std::move(temp), fd));
+    return std::unique_ptr<PendingFile>(
+        new PendingFile(path, std::move(temp), fd, exists ? std::make_optional(info) : std::nullopt));
   }
   ~PendingFile() {
     if (fd_ >= 0) close(fd_);
@@ -116,10 +118,7 @@ class PendingFile {
 
   absl::Status closeFile() {
     if (!inPlace()) {
-      // mkstemp creates 0600; a model file is as readable as any file the user creates.
-      const mode_t mask = umask(0);
-      umask(mask);
-      fchmod(fd_, 0666 & ~mask);
+      if (absl::Status status = setOwnerAndMode(); !status.ok()) return status;
       // On disk before the rename, so that a crash of the machine cannot put an empty or partial
       // file in place of the old one.
       if (fsync(fd_) != 0) return errnoError(path_, "write");
@@ -142,14 +141,36 @@ class PendingFile {
   }
 
  private:
-  PendingFile(std::string path, std::string temp, int fd)
-      : path_(std::move(path)), temp_(std::move(temp)), fd_(fd) {
+  PendingFile(std::string path, std::string temp, int fd, std::optional<struct stat> replaced)
+      : path_(std::move(path)), temp_(std::move(temp)), fd_(fd), replaced_(replaced) {
     if (!inPlace()) registerPending(temp_.c_str());
   }
   bool inPlace() const { return temp_.empty(); }
+
+  // mkstemp creates the file 0600 and ours. A file it replaces keeps its permissions, and its
+  // owner and group as far as we may give them: only root may give a file away, anyone may give
+  // it a group they are in. A new file is as readable as any file the user creates.
+  absl::Status setOwnerAndMode() {
+    if (!replaced_) {
+      const mode_t mask = umask(0);
+      umask(mask);
+      if (fchmod(fd_, 0666 & ~mask) != 0) return errnoError(path_, "set its mode");
+      return absl::OkStatus();
+    }
+    if (fchown(fd_, replaced_->st_uid, replaced_->st_gid) != 0) {
+      if (errno != EPERM) return errnoError(path_, "keep its owner");
+      if (fchown(fd_, static_cast<uid_t>(-1), replaced_->st_gid) != 0 && errno != EPERM) {
+        return errnoError(path_, "keep its group");
+      }
+    }
+    if (fchmod(fd_, replaced_->st_mode & 0777) != 0) return errnoError(path_, "keep its mode");
+    return absl::OkStatus();
+  }
+
   std::string path_;
   std::string temp_;
   int fd_;
+  std::optional<struct stat> replaced_;  // the file at path_ before, if there was one
   bool committed_ = false;
   int64_t not_yet_written_back_ = 0;
 };

@@ -317,6 +317,23 @@ TEST_F(CliTest, OutputFileGetsUsualPermissions) {
                                        << (st.st_mode & 0777);
 }
 
+// The output is a new file renamed over the old one; it keeps the old one's mode all the same.
+TEST_F(CliTest, ReplacedOutputKeepsItsMode) {
+  for (const char* emit : {"--emit=binary", "--emit=text"}) {
+    for (const mode_t mode : {mode_t{0600}, mode_t{0755}}) {
+      SCOPED_TRACE(::testing::Message() << emit << ", mode " << std::oct << mode);
+      const std::string out = out_dir_ + "/existing";
+      writeFile(out, "old contents");
+      ASSERT_EQ(chmod(out.c_str(), mode), 0) << std::strerror(errno);
+      ToolRun r = runTool({kExample, emit, "-o", out});
+      ASSERT_EQ(r.exit_code, 0) << r.describe();
+      struct stat st;
+      ASSERT_EQ(stat(out.c_str(), &st), 0);
+      EXPECT_EQ(st.st_mode & 0777, mode) << "got " << std::oct << (st.st_mode & 0777);
+    }
+  }
+}
+
 TEST_F(CliTest, QuietPrintsNothing) {
   const std::string out = out_dir_ + "/quiet.onnx";
   ToolRun r = runTool({kExample, "-q", "-o", out});

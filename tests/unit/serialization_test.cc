@@ -1,3 +1,4 @@
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -257,6 +258,36 @@ TEST(SerializationTest, FileErrorsNameTheFile) {
   auto junk = loadModelFromFile((dir / "junk.onnx").string());
   ASSERT_FALSE(junk.ok());
   EXPECT_NE(junk.status().message().find("junk.onnx: not a valid ONNX model"), std::string::npos);
+}
+
+// The saver writes a new file and renames it over the old one: the old one's mode and owner
+// must carry over, not those of a file created afresh.
+TEST(SerializationTest, ReplacingAFileKeepsItsModeAndOwner) {
+  TempDir dir;
+  auto model = importModel(parseProto(kLinear));
+  ASSERT_TRUE(model.ok());
+  const std::string path = (dir / "out.onnx").string();
+  for (const mode_t mode : {mode_t{0600}, mode_t{0755}}) {
+    SCOPED_TRACE(::testing::Message() << "mode " << std::oct << mode);
+    writeFile(path, "old");
+    ASSERT_EQ(chmod(path.c_str(), mode), 0);
+    ASSERT_TRUE(saveModelToFile(**model, path).ok());
+    struct stat info;
+    ASSERT_EQ(stat(path.c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & 0777, mode) << std::oct << (info.st_mode & 0777);
+    ASSERT_TRUE(writeFileAtomically(path, "text").ok());
+    ASSERT_EQ(stat(path.c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & 0777, mode) << std::oct << (info.st_mode & 0777);
+  }
+  if (geteuid() != 0) GTEST_SKIP() << "giving a file to another owner needs root";
+  constexpr uid_t kOtherUser = 12345;
+  constexpr gid_t kOtherGroup = 23456;
+  ASSERT_EQ(chown(path.c_str(), kOtherUser, kOtherGroup), 0);
+  ASSERT_TRUE(saveModelToFile(**model, path).ok());
+  struct stat info;
+  ASSERT_EQ(stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_uid, kOtherUser);
+  EXPECT_EQ(info.st_gid, kOtherGroup);
 }
 
 // Writes kLinear with W in "weights.bin" next to the model.
