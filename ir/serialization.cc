@@ -46,6 +46,12 @@ absl::Status errnoError(const std::string& path, absl::string_view action) {
   return absl::UnavailableError(absl::StrCat(path, ": cannot ", action, ": ", std::strerror(errno)));
 }
 
+// `path` cannot be written because its folder `dir` is not there: a typo in the output path,
+// most likely, which errno's "No such file or directory" would not make plain.
+absl::Status folderMissing(const std::string& path, const std::string& dir) {
+  return absl::UnavailableError(absl::StrCat(path, ": the folder '", dir, "' does not exist"));
+}
+
 absl::Status tooLarge(int64_t size) {
   return absl::ResourceExhaustedError(absl::StrCat(
       "the model serializes to ", size,
@@ -90,7 +96,10 @@ class PendingFile {
     }
     std::string temp = absl::StrCat(dirName(path), "/.", baseName(path), ".tmpXXXXXX");
     const int fd = mkstemp(temp.data());
-    if (fd < 0) return errnoError(path, "create a temporary file");
+    if (fd < 0) {
+      if (errno == ENOENT) return folderMissing(path, dirName(path));
+      return errnoError(path, "create a temporary file");
+    }
     return std::unique_ptr<PendingFile>(
         new PendingFile(path, std::move(temp), fd, exists ? std::make_optional(info) : std::nullopt));
   }
@@ -332,9 +341,13 @@ void forEachInitializer(const Graph& graph, Fn&& fn) {
   }
 }
 
-absl::StatusOr<std::string> realDir(const std::string& dir) {
+// The folder `dir` that `path` is to be written in, resolved.
+absl::StatusOr<std::string> realDir(const std::string& path, const std::string& dir) {
   std::optional<std::string> resolved = realPathOf(dir);
-  if (!resolved) return errnoError(dir, "open the output folder");
+  if (!resolved) {
+    if (errno == ENOENT) return folderMissing(path, dir);
+    return errnoError(dir, "open the output folder");
+  }
   return *std::move(resolved);
 }
 
@@ -436,6 +449,10 @@ absl::StatusOr<std::unique_ptr<Model>> loadModelFromFile(const std::string& path
                 "deeply, or 2 GiB or more)"));
     }
     if (options.progress) options.progress(stream.ByteCount(), info.st_size);
+    // No bytes parse as a model without a graph: say what the user got wrong.
+    if (stream.ByteCount() == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": the file is empty"));
+    }
   }
   auto imported = importModelFrom(std::move(model), proto, options, dirName(path));
   if (!imported.ok()) return prefixed(path, imported.status());
@@ -447,6 +464,7 @@ absl::StatusOr<std::unique_ptr<Model>> loadModelFromBytes(absl::string_view byte
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return absl::InvalidArgumentError("the model is 2 GiB or more: protobuf cannot parse it");
   }
+  if (bytes.empty()) return absl::InvalidArgumentError("the model is empty (0 bytes)");
   auto [model, proto] = newModelToParse();
   const int size = static_cast<int>(bytes.size());
   bool parsed;
@@ -599,7 +617,7 @@ absl::Status saveModelToFile(const Model& model, const std::string& requested_pa
   if (absl::Status status = checkGraphNesting(model.graph()); !status.ok()) return status;
   const std::string path = followSymlink(requested_path);
   const std::string dir = dirName(path);
-  auto real_dir = realDir(dir);
+  auto real_dir = realDir(path, dir);
   if (!real_dir.ok()) return real_dir.status();
   struct stat info;
   if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {

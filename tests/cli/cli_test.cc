@@ -415,7 +415,7 @@ TEST_F(CliTest, UnwritableOutputFailsCleanly) {
     SCOPED_TRACE("missing folder");
     const std::string out = out_dir_ + "/no/such/folder/out.onnx";
     ToolRun r = runTool({kExample, "-o", out});
-    expectCleanFailure(r, {out_dir_ + "/no/such/folder"}, {});
+    expectCleanFailure(r, {"'" + out_dir_ + "/no/such/folder' does not exist"}, {});
   }
   {
     SCOPED_TRACE("output is a directory");
@@ -429,9 +429,19 @@ TEST_F(CliTest, UnwritableOutputFailsCleanly) {
     SCOPED_TRACE("text output into a missing folder");
     const std::string out = out_dir_ + "/no/such/folder/out.txt";
     ToolRun r = runTool({kExample, "--emit=text", "-o", out});
-    expectCleanFailure(r, {out_dir_ + "/no/such/folder"}, {});
+    expectCleanFailure(r, {"'" + out_dir_ + "/no/such/folder' does not exist"}, {});
   }
   EXPECT_EQ(listDir(out_dir_), std::vector<std::string>{"adir"});
+}
+
+TEST_F(CliTest, EmptyInputIsSaidToBeEmpty) {
+  const std::string empty = dir_ + "/empty.onnx";
+  writeFile(empty, "");
+  expectCleanFailure(runTool({empty, "-o", out_dir_ + "/out.onnx"}),
+                     {empty + ": the file is empty"}, {});
+  expectCleanFailure(runTool({"-", "-o", out_dir_ + "/out.onnx"}, "/dev/null"),
+                     {"<stdin>: the model is empty"}, {});
+  EXPECT_TRUE(listDir(out_dir_).empty());
 }
 
 TEST_F(CliTest, StdoutWriteErrorFailsCleanly) {
@@ -1351,7 +1361,7 @@ TEST_F(CliTest, UnwritableReportFailsNamingIt) {
   const std::string out = out_dir_ + "/out.onnx";
   const std::string report = dir_ + "/no-such-dir/report.json";
   ToolRun r = runTool({kExample, "-o", out, "--report=" + report});
-  expectCleanFailure(r, {report, "report", out}, {"no such file"});
+  expectCleanFailure(r, {report, "report", out, "'" + dir_ + "/no-such-dir' does not exist"}, {});
   EXPECT_TRUE(fs::exists(out)) << "the model is written before the report";
 }
 

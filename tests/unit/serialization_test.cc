@@ -153,7 +153,7 @@ TEST(SerializationTest, ConsumingExportMovesTheWeights) {
 TEST(SerializationTest, BadBytesAreErrorsNotCrashes) {
   auto empty = loadModelFromBytes("");
   ASSERT_FALSE(empty.ok());
-  EXPECT_EQ(empty.status().message(), "the model has no graph");
+  EXPECT_EQ(empty.status().message(), "the model is empty (0 bytes)");
 
   auto garbage = loadModelFromBytes("\xff\xff\xff\xff garbage");
   ASSERT_FALSE(garbage.ok());
@@ -258,6 +258,22 @@ TEST(SerializationTest, FileErrorsNameTheFile) {
   auto junk = loadModelFromFile((dir / "junk.onnx").string());
   ASSERT_FALSE(junk.ok());
   EXPECT_NE(junk.status().message().find("junk.onnx: not a valid ONNX model"), std::string::npos);
+  const std::string empty_path = (dir / "empty.onnx").string();
+  writeFile(empty_path, "");
+  auto empty = loadModelFromFile(empty_path);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.status().message(), empty_path + ": the file is empty");
+}
+
+TEST(SerializationTest, AMissingOutputFolderIsNamed) {
+  TempDir dir;
+  auto model = importModel(parseProto(kLinear));
+  ASSERT_TRUE(model.ok());
+  const std::string folder = (dir / "no_such_dir").string();
+  const std::string path = folder + "/out.onnx";
+  const std::string expected = path + ": the folder '" + folder + "' does not exist";
+  EXPECT_EQ(saveModelToFile(**model, path).message(), expected);
+  EXPECT_EQ(writeFileAtomically(path, "text").message(), expected);
 }
 
 // The saver writes a new file and renames it over the old one: the old one's mode and owner
