@@ -903,20 +903,22 @@ declines (float[2,3,4] X, float[4,5] W, float[5] b, float[5,5] G) => (float[2,3,
       << r.describe();
 }
 
-// A pass that fails (here: an option value the pass refuses when it runs) leaves the output
-// alone.
-TEST_F(CliPipelineTest, FailingPassWritesNothing) {
+// An option value the pass cannot run with is a bad command line: refused with the pipeline,
+// before the input (which does not exist here) is read, and the output is left alone.
+TEST_F(CliPipelineTest, RefusedPassOptionValueIsAUsageError) {
   const std::string out = out_dir_ + "/existing.onnx";
   writeFile(out, "keep me");
-  ToolRun r = runTool({dead_, "-o", out, "--passes=eliminate-dead-nodes{max-iterations=0}"});
-  expectCleanFailure(r, {dead_, "eliminate-dead-nodes", "max-iterations"}, {});
+  const std::string missing = dir_ + "/no-such-model.onnx";
+  ToolRun r = runTool({missing, "-o", out, "--passes=eliminate-dead-nodes{max-iterations=0}"});
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  const std::string first_line = r.err.substr(0, r.err.find('\n'));
+  EXPECT_EQ(first_line.rfind("onnx-opt: error: ", 0), 0u) << r.describe();
+  EXPECT_TRUE(contains(first_line, "option 'max-iterations'")) << r.describe();
+  EXPECT_EQ(countOf(first_line, "pass 'eliminate-dead-nodes'"), 1u) << r.describe();
+  EXPECT_FALSE(contains(r.err, missing)) << "the input was read first\n" << r.describe();
+  EXPECT_TRUE(contains(r.err, "onnx-opt --list-passes")) << r.describe();
   EXPECT_EQ(readFile(out), "keep me");
   EXPECT_EQ(listDir(out_dir_), std::vector<std::string>{"existing.onnx"});
-
-  const std::string fresh = out_dir_ + "/new.onnx";
-  r = runTool({dead_, "-o", fresh, "--passes=eliminate-dead-nodes{max-iterations=0}"});
-  expectCleanFailure(r, {"eliminate-dead-nodes"}, {});
-  EXPECT_FALSE(fs::exists(fresh));
 }
 
 // ---------------------------------------------------------------------------------------------
