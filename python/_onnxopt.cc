@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
 #include "onnxopt/onnxopt.h"
 
@@ -34,9 +35,16 @@ py::str text(absl::string_view bytes) {
       PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "replace"));
 }
 
+// The library's messages are the command line's, and one names a flag; a Python caller knows
+// the keyword argument instead.
+std::string inPythonTerms(absl::string_view message) {
+  return absl::StrReplaceAll(message,
+                             {{"(--fixed-point cap)", "(the max_fixed_point_rounds cap)"}});
+}
+
 // Raises onnxopt.OptimizeError(message) with the status code's name in `code`.
 [[noreturn]] void raise(const py::object& error_type, const absl::Status& status) {
-  py::object error = error_type(text(status.message()));
+  py::object error = error_type(text(inPythonTerms(status.message())));
   error.attr("code") = absl::StatusCodeToString(status.code());
   PyErr_SetObject(error_type.ptr(), error.ptr());
   throw py::error_already_set();
@@ -194,7 +202,7 @@ py::tuple optimize(const py::object& error_type, std::optional<std::string> inpu
 
   py::list warnings;
   for (const std::string& warning : report.warnings) {
-    warnings.append(text(formatErrorLine(request.input_path, warning)));
+    warnings.append(text(inPythonTerms(formatErrorLine(request.input_path, warning))));
   }
   if (!result) result = py::none();
   return py::make_tuple(result, report, warnings);

@@ -8,10 +8,11 @@ library, with the GIL released); this file converts between onnx.ModelProto and 
 the calls their Python signatures.
 """
 
-import collections
-import os
-import sys
-import warnings
+# Imported under private names: the module's namespace is its API (dir(onnxopt)).
+import collections as _collections
+import os as _os
+import sys as _sys
+import warnings as _warnings
 
 from . import _onnxopt
 from ._onnxopt import OptimizeError, PassRun, PassStatistics, Report
@@ -26,9 +27,9 @@ class OptimizeWarning(UserWarning):
     not converge, ...). The run still succeeded."""
 
 
-PassInfo = collections.namedtuple("PassInfo", "name summary options")
-PassOption = collections.namedtuple("PassOption", "name type default description")
-Pipeline = collections.namedtuple("Pipeline", "name passes summary")
+PassInfo = _collections.namedtuple("PassInfo", "name summary options")
+PassOption = _collections.namedtuple("PassOption", "name type default description")
+Pipeline = _collections.namedtuple("Pipeline", "name passes summary")
 
 
 def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=False,
@@ -58,8 +59,8 @@ def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=Fal
     'onnx-opt: error: '; emits OptimizeWarning for onnx-opt's warnings.
     """
     input_path = input_bytes = None
-    if isinstance(model, (str, os.PathLike)):
-        input_path = os.fspath(model)
+    if isinstance(model, (str, _os.PathLike)):
+        input_path = _os.fspath(model)
         if base_dir is not None:
             raise TypeError("base_dir= is for in-memory models: the external data of a model "
                             "file resolves against the file's folder")
@@ -81,14 +82,14 @@ def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=Fal
 
     result, report, warning_lines = _onnxopt.optimize(
         input_path=input_path, input_bytes=input_bytes,
-        output_path=None if output is None else os.fspath(output), pipeline=passes,
-        base_dir="" if base_dir is None else os.fspath(base_dir), verify_each=verify_each,
+        output_path=None if output is None else _os.fspath(output), pipeline=passes,
+        base_dir="" if base_dir is None else _os.fspath(base_dir), verify_each=verify_each,
         fixed_point=fixed_point, max_fixed_point_rounds=max_fixed_point_rounds,
         require_convergence=require_convergence, debug=debug,
         external_data_file=external_data_file or "")
     input_bytes = None  # a ModelProto's serialized copy is not needed any more
     for line in warning_lines:
-        warnings.warn(line, OptimizeWarning, stacklevel=2)
+        _warnings.warn(line, OptimizeWarning, stacklevel=2)
     if result is not None:
         import onnx  # only when a model is returned: bytes and paths work without it
         result = onnx.load_model_from_string(result)
@@ -108,4 +109,4 @@ def list_pipelines():
 
 
 def _print_debug_line(line):
-    print(f"onnx-opt: debug: {line}", file=sys.stderr)
+    print(f"onnx-opt: debug: {line}", file=_sys.stderr)

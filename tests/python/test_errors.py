@@ -3,7 +3,9 @@
 model is what onnx-opt reads from stdin, minus the '<stdin>: ' it puts in front)."""
 
 import os
+import re
 
+import onnx
 import pytest
 
 import onnxopt
@@ -76,3 +78,31 @@ def test_wrong_argument_types():
         onnxopt.optimize(LEGACY_CLASSIFIER, external_data_file="w.bin")
     with pytest.raises(TypeError, match="debug"):
         onnxopt.optimize(LEGACY_CLASSIFIER, debug="yes")
+
+
+def quoted_in_guide(message):
+    """Whether docs/python-api.md quotes `message` in backticks, '...' standing for any text."""
+    with open(os.path.join(SOURCE_DIR, "docs", "python-api.md")) as f:
+        guide = re.sub(r"```.*?```", "", f.read(), flags=re.DOTALL)  # code blocks, not quotes
+    guide = " ".join(guide.split())  # a quote may be wrapped across lines
+    for quote in re.findall(r"`([^`]+)`", guide):
+        if re.fullmatch(".*".join(re.escape(part) for part in quote.split("...")), message):
+            return True
+    return False
+
+
+def test_the_guide_quotes_the_messages_as_they_are(legacy_head, tmp_path, monkeypatch):
+    copy = onnx.ModelProto.FromString(legacy_head.SerializeToString())  # onnx.save changes it
+    onnx.save(copy, str(tmp_path / "model.onnx"), save_as_external_data=True,
+              all_tensors_to_one_file=True, location="weights.bin", size_threshold=0)
+    refs_only = onnx.load(str(tmp_path / "model.onnx"), load_external_data=False)
+    monkeypatch.chdir(os.path.join(SOURCE_DIR, "tests", "cli", "data"))
+    with pytest.raises(TypeError) as misspelt:
+        onnxopt.optimize(LEGACY_CLASSIFIER, verify_eachh=True)
+    with pytest.warns(onnxopt.OptimizeWarning) as cap:
+        onnxopt.optimize(legacy_head, max_fixed_point_rounds=1)
+    messages = [str(misspelt.value), str(raised(refs_only)), str(raised("dangling_input.onnx")),
+                str(raised(LEGACY_CLASSIFIER, "no-such-pass")), str(raised(LEGACY_CLASSIFIER, "-O7")),
+                cli_error(LEGACY_CLASSIFIER, "-O7"), str(cap[0].message)]
+    for message in messages:
+        assert quoted_in_guide(message), message
