@@ -1073,6 +1073,14 @@ TEST_F(CliInProcessTest, FixedPointCapIsReported) {
   EXPECT_FALSE(fs::exists(strict));
 }
 
+// README.md opens with its title, then the two commands that set up, build and test.
+TEST(Readme, OpensWithTheTitleThenTheCommands) {
+  const std::string readme = readFile(kSourceDir + "/README.md");
+  const std::string opening =
+      "# onnx-opt\n\n```sh\nbash scripts/demo.sh\nbash scripts/test.sh\n```\n";
+  EXPECT_EQ(readme.substr(0, opening.size()), opening);
+}
+
 // ---------------------------------------------------------------------------------------------
 // --help and docs/user-guide.md name the same flags.
 
