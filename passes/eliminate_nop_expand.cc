@@ -109,7 +109,8 @@ ExpandFacts analyzeExpand(const ir::Node& expand, PatternRewriter& rewriter) {
                                      shapeText(facts.input_shape), ")");
     return facts;
   }
-  const size_t rank = std::max(target_shape->size(), facts.input_shape->size());
+  const size_t rank =
+      std::max(target_shape->size(), facts.input_shape ? facts.input_shape->size() : 0);
   std::vector<ExpandedDim> dims(rank);
   for (size_t i = 0; i < rank; ++i) {
     const std::optional<ir::Dim> target_dim = dimFromRight(target_shape, i);

@@ -37,6 +37,7 @@ ShapeOracle& AnalysisManager::shapes() {
   if (!shapes_) {
     shapes_ = std::make_unique<ShapeOracle>(model_);
     shapes_computed_at_ = model_.modificationCount();
+    ++shape_computations_;
   }
   return *shapes_;
 }

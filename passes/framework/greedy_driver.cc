@@ -178,7 +178,11 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
         drain(limit_for(model.graph().numNodes()), iteration, /*verifying=*/false);
     if (!changed.ok()) return changed.status();
     result.changed |= *changed;
-    if (!result.non_convergence.empty()) break;
+    if (!result.non_convergence.empty()) {
+      if (iteration == config_.max_iterations) break;
+      result.non_convergence.clear();  // the next iteration gets a fresh limit
+      continue;
+    }
     if (!*changed || !config_.confirm_fixed_point) {
       result.converged = true;
       break;

@@ -9,6 +9,7 @@ absl::StatusOr<bool> PatternPass::run(ir::Model& model, PassContext& context) {
   }
   GreedyRewriteConfig config;
   config.max_iterations = *max_iterations_;
+  config.confirm_fixed_point = *confirm_fixed_point_;
   absl::StatusOr<GreedyRewriteResult> result =
       GreedyRewriteDriver(*patterns_, config, context).run(model);
   if (!result.ok()) return result.status();

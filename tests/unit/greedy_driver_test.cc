@@ -105,6 +105,10 @@ TEST(GreedyDriver, CyclingPatternReportsNonConvergence) {
   EXPECT_TRUE(run.result->changed);
   EXPECT_NE(run.result->non_convergence.find("recreate-relu"), std::string::npos)
       << run.result->non_convergence;
+  // Each iteration that hits its rewrite limit is followed by another, max-iterations in all.
+  EXPECT_EQ(run.result->iterations, GreedyRewriteConfig().max_iterations);
+  EXPECT_NE(run.result->non_convergence.find("rewrites in iteration 10"), std::string::npos)
+      << run.result->non_convergence;
   ASSERT_EQ(run.context.warnings().size(), 1u);
   EXPECT_NE(run.context.warnings()[0].find("did not converge"), std::string::npos);
   EXPECT_TRUE(ir::verify(*model).ok());

@@ -425,6 +425,28 @@ m (float[2] X) => (float[2] Y) <float[2] W = {1.0, 2.0}, float[2] unused = {3.0,
   EXPECT_EQ(kept, std::vector<std::string>{"W"}) << "W is updated by training; unused goes";
 }
 
+// Passes of one pipeline share one ShapeOracle, so ONNX shape inference runs at most once per
+// round; a round that follows changes starts with a fresh one.
+TEST(AnalysisManager, ShapesAreSharedWithinARoundAndRecomputedAfterChanges) {
+  auto model = parseModel(reluChainIntoTransposedGemm());
+  AnalysisManager analyses(*model);
+  ChangeJournal journal(*model);
+  analyses.shapes();
+  absl::StatusOr<std::unique_ptr<Pass>> pass = PassRegistry::global().createPass("fuse-transpose-gemm");
+  ASSERT_TRUE(pass.ok());
+  PassContext context;
+  context.setShared(&analyses, &journal);
+  ASSERT_TRUE(*(*pass)->run(*model, context)) << "the pass rewrote the Gemm";
+  analyses.shapes();
+  EXPECT_EQ(analyses.shapeComputations(), 1) << "kept through the rewriter's changes";
+  analyses.beginRound();
+  analyses.shapes();
+  EXPECT_EQ(analyses.shapeComputations(), 2) << "the model changed since: computed anew";
+  analyses.beginRound();
+  analyses.shapes();
+  EXPECT_EQ(analyses.shapeComputations(), 2) << "nothing changed: kept";
+}
+
 TEST(PassManager, DebugSinkHearsTheDriver) {
   auto model = parseModel(kModel);
   std::vector<std::string> lines;

@@ -65,6 +65,8 @@ class ONNXOPT_API AnalysisManager {
   AnalysisManager& operator=(const AnalysisManager&) = delete;
 
   ShapeOracle& shapes();
+  // How many times the shapes were computed afresh (each may run ONNX shape inference once).
+  int shapeComputations() const { return shape_computations_; }
   // A fixed-point round starts: if the model changed since the shapes were computed, they are
   // computed anew (and ONNX inference may run once more).
   void beginRound();
@@ -81,6 +83,7 @@ class ONNXOPT_API AnalysisManager {
   ir::Model& model_;
   std::unique_ptr<ShapeOracle> shapes_;
   uint64_t shapes_computed_at_ = 0;  // the model's modification count then
+  int shape_computations_ = 0;
   std::vector<ir::Attribute> retired_;
 };
 

@@ -18,12 +18,13 @@ namespace onnxopt {
 struct GreedyRewriteConfig {
   // An iteration offers every live node to the patterns, then every node the rewrites touched,
   // until the worklist is empty: a fixed point for patterns that look only at the nodes a rewrite
-  // requeues (the rewriter requeues the users, producers and operands of what it changes). With
-  // confirm_fixed_point, iterations repeat until one changes nothing, at most max_iterations.
+  // requeues (the rewriter requeues the users, producers and operands of what it changes).
+  // Another iteration follows only when one hit its rewrite limit, or, with confirm_fixed_point,
+  // until one changes nothing; max_iterations caps them.
   int64_t max_iterations = 10;
   bool confirm_fixed_point = false;
   // Rewrites allowed in one iteration; 0 means 10 per node present when the iteration starts,
-  // plus 100. Patterns that undo each other hit it instead of looping forever.
+  // plus 100. Patterns that undo each other hit it in every iteration instead of looping forever.
   int64_t max_rewrites_per_iteration = 0;
 };
 

@@ -24,7 +24,12 @@ class ONNXOPT_API PatternPass : public Pass {
  private:
   PassOption<int64_t> max_iterations_{
       *this, "max-iterations", GreedyRewriteConfig().max_iterations,
-      "rewrite driver iterations before giving up on a fixed point", atLeast(1)};
+      "sweeps before giving up, with confirm-fixed-point or when a sweep hits its rewrite limit",
+      atLeast(1)};
+  PassOption<bool> confirm_fixed_point_{
+      *this, "confirm-fixed-point", false,
+      "sweep every node again until a sweep changes nothing (for patterns that look further than "
+      "the nodes a rewrite requeues)"};
   std::unique_ptr<RewritePatternSet> patterns_;
 };
 
