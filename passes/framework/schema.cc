@@ -244,19 +244,33 @@ std::optional<int64_t> opsetOf(const ir::Node& node) {
   return graph->model()->opsetVersion(node.op().domain());
 }
 
+namespace {
+
+const onnx::OpSchema* lookUpSchema(const ir::OpName& op, int64_t opset) {
+  const std::string& domain = op.domain();
+  int64_t lookup = opset;
+  if (domain.empty()) {
+    if (opset > kNewestKnownOpset || versionBeyondLibonnx(op.opType(), opset)) return nullptr;
+    lookup = std::min(opset, kNewestLibonnxOpset);
+  } else {
+    const std::optional<int64_t> newest = newestLibonnxVersion(domain);
+    if (!newest || opset > *newest) return nullptr;
+  }
+  return onnx::OpSchemaRegistry::Schema(op.opType(), static_cast<int>(lookup), domain);
+}
+
+}  // namespace
+
 const onnx::OpSchema* schemaOf(const ir::Node& node) {
   const std::optional<int64_t> opset = opsetOf(node);
   if (!opset) return nullptr;
-  const std::string& domain = node.op().domain();
-  int64_t lookup = *opset;
-  if (domain.empty()) {
-    if (*opset > kNewestKnownOpset || versionBeyondLibonnx(node.opType(), *opset)) return nullptr;
-    lookup = std::min(*opset, kNewestLibonnxOpset);
-  } else {
-    const std::optional<int64_t> newest = newestLibonnxVersion(domain);
-    if (!newest || *opset > *newest) return nullptr;
-  }
-  return onnx::OpSchemaRegistry::Schema(node.opType(), static_cast<int>(lookup), domain);
+  // Patterns ask for the same few schemas at every node, and the registry's lookup by name costs
+  // more than the rest of a match. OpNames are interned for the process: the key stays valid.
+  thread_local absl::flat_hash_map<std::pair<const ir::OpName*, int64_t>, const onnx::OpSchema*>
+      known;
+  auto [entry, inserted] = known.try_emplace({&node.op(), *opset}, nullptr);
+  if (inserted) entry->second = lookUpSchema(node.op(), *opset);
+  return entry->second;
 }
 
 std::optional<int64_t> sinceVersionOf(const ir::Node& node) {
