@@ -297,6 +297,18 @@ bool elemTypeAllowed(const ir::Node& node, absl::string_view type_param, int32_t
   return false;
 }
 
+namespace {
+
+// An optional attribute's value, or `default_value` when it is absent.
+template <typename T, typename Default>
+absl::StatusOr<T> orDefault(absl::StatusOr<std::optional<T>> value, Default&& default_value) {
+  if (!value.ok()) return value.status();
+  if (!*value) return T(std::forward<Default>(default_value));
+  return **std::move(value);
+}
+
+}  // namespace
+
 absl::StatusOr<std::optional<int64_t>> getInt(const ir::Node& node, absl::string_view name) {
   return readOptional<int64_t>(node, name, AttributeProto::INT,
                                [](const ir::Attribute& attribute) { return attribute.i(); });
@@ -304,9 +316,7 @@ absl::StatusOr<std::optional<int64_t>> getInt(const ir::Node& node, absl::string
 
 absl::StatusOr<int64_t> getIntOr(const ir::Node& node, absl::string_view name,
                                  int64_t default_value) {
-  absl::StatusOr<std::optional<int64_t>> value = getInt(node, name);
-  if (!value.ok()) return value.status();
-  return value->value_or(default_value);
+  return orDefault(getInt(node, name), default_value);
 }
 
 absl::StatusOr<std::optional<float>> getFloat(const ir::Node& node, absl::string_view name) {
@@ -316,9 +326,7 @@ absl::StatusOr<std::optional<float>> getFloat(const ir::Node& node, absl::string
 
 absl::StatusOr<float> getFloatOr(const ir::Node& node, absl::string_view name,
                                  float default_value) {
-  absl::StatusOr<std::optional<float>> value = getFloat(node, name);
-  if (!value.ok()) return value.status();
-  return value->value_or(default_value);
+  return orDefault(getFloat(node, name), default_value);
 }
 
 absl::StatusOr<std::optional<std::string>> getString(const ir::Node& node, absl::string_view name) {
@@ -328,10 +336,7 @@ absl::StatusOr<std::optional<std::string>> getString(const ir::Node& node, absl:
 
 absl::StatusOr<std::string> getStringOr(const ir::Node& node, absl::string_view name,
                                         absl::string_view default_value) {
-  absl::StatusOr<std::optional<std::string>> value = getString(node, name);
-  if (!value.ok()) return value.status();
-  if (!*value) return std::string(default_value);
-  return **std::move(value);
+  return orDefault(getString(node, name), default_value);
 }
 
 absl::StatusOr<std::optional<std::vector<int64_t>>> getInts(const ir::Node& node,

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "onnx/shape_inference/implementation.h"
+#include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/schema.h"
 #include "../../ir/proto_io.h"
 
@@ -168,12 +169,6 @@ bool provablyEqual(const Shape& a, const Shape& b) {
 
 ShapeOracle::ShapeOracle(ir::Model& model) : model_(model) {}
 ShapeOracle::~ShapeOracle() = default;
-
-bool ShapeOracle::isConstant(const ir::Value& value) {
-  if (value.isInitializer()) return !value.isGraphInput();
-  const ir::Node* producer = value.producer();
-  return producer != nullptr && producer->is("Constant");
-}
 
 std::optional<std::vector<int64_t>> ShapeOracle::constantInts(const ir::Value& value) {
   const onnx::TensorProto* tensor = nullptr;
@@ -563,7 +558,7 @@ class ShapeValueWalk {
 
   ShapeValueOrError evaluate(const ir::Value* value) {
     if (value == nullptr || budget_-- <= 0) return std::nullopt;
-    if (ShapeOracle::isConstant(*value)) return constant(*value);
+    if (isConstant(*value)) return constant(*value);
     const ir::Node* node = value->producer();
     if (node == nullptr || !node->op().domain().empty()) return std::nullopt;
     const std::optional<int64_t> opset = opsetOf(*node);
@@ -615,7 +610,7 @@ class ShapeValueWalk {
     ShapeValueOrError data = evaluate(node.input(0));
     if (!data.ok() || !*data || (*data)->scalar) return data.ok() ? std::nullopt : data;
     const ir::Value* indices = node.input(1);
-    if (indices == nullptr || !ShapeOracle::isConstant(*indices)) return std::nullopt;
+    if (indices == nullptr || !isConstant(*indices)) return std::nullopt;
     std::optional<ShapeValue> index_values = constant(*indices);
     if (!index_values) return std::nullopt;
     ShapeValue result;
@@ -635,7 +630,7 @@ class ShapeValueWalk {
     std::vector<int64_t> axes;
     if (opset >= 13) {
       const ir::Value* axes_value = node.input(1);
-      if (axes_value == nullptr || !ShapeOracle::isConstant(*axes_value)) return std::nullopt;
+      if (axes_value == nullptr || !isConstant(*axes_value)) return std::nullopt;
       std::optional<std::vector<int64_t>> values = shapes_.constantInts(*axes_value);
       if (!values) return std::nullopt;
       axes = *values;

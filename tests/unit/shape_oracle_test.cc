@@ -1,4 +1,5 @@
 #include "onnxopt/rewrite/shape_oracle.h"
+#include "onnxopt/rewrite/constant.h"
 
 #include <gtest/gtest.h>
 
@@ -196,7 +197,7 @@ g (float[N,4] X, int64[2] given) => (float[N,4] Y) <int64[2] target = {1, 4}, in
   EXPECT_EQ(oracle.constantInts(*graph.findValue("c")), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(oracle.constantInts(*graph.findValue("given")), std::nullopt)
       << "an initializer that is also an input can be overridden by the caller";
-  EXPECT_FALSE(ShapeOracle::isConstant(*graph.findValue("given")));
+  EXPECT_FALSE(isConstant(*graph.findValue("given")));
   EXPECT_EQ(oracle.typeOf(*graph.findValue("Y")).shape(), shape({s("N"), k(4)}));
 }
 

@@ -46,9 +46,6 @@ class ONNXOPT_API ShapeOracle {
   // The int64 contents of a constant (an initializer that is not also a graph input, or a
   // Constant node's `value`/`value_ints`), e.g. an Expand target shape; nullopt otherwise.
   std::optional<std::vector<int64_t>> constantInts(const ir::Value& value);
-  // Whether the value is a constant: an initializer that no caller can override (not a graph
-  // input), or a Constant node's output.
-  static bool isConstant(const ir::Value& value);
 
   // The value of a shape computation: a constant, or Shape / Gather / Unsqueeze / Concat /
   // Identity of known or symbolic dims (Shape(X) is X's dims, symbols included). nullopt when
