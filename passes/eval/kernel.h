@@ -9,11 +9,13 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "onnx/onnx_pb.h"
 #include "onnxopt/eval/evaluator.h"
 #include "onnxopt/ir/ir.h"
+#include "onnxopt/ir/type.h"
 
 namespace onnxopt::eval {
 
@@ -132,5 +134,58 @@ std::vector<int64_t> broadcastIndex(absl::Span<const int64_t> in_dims,
 absl::StatusOr<int64_t> normalizeAxis(const KernelContext& ctx, int64_t axis, int64_t rank);
 // The elements of an integer tensor (int32 or int64) as int64; InvalidArgument for other types.
 absl::StatusOr<std::vector<int64_t>> readInts(const KernelContext& ctx, const EvalTensor& t);
+
+template <uint32_t Types, typename F>
+absl::Status dispatchType(const KernelContext& ctx, int32_t elem_type, F&& f) {
+  using onnx::TensorProto;
+  switch (elem_type) {
+    case TensorProto::FLOAT:
+      if constexpr ((Types & kFloating) != 0) return f(float{});
+      break;
+    case TensorProto::DOUBLE:
+      if constexpr ((Types & kFloating) != 0) return f(double{});
+      break;
+    case TensorProto::FLOAT16:
+      if constexpr ((Types & kFloating) != 0) return f(Float16{});
+      break;
+    case TensorProto::BFLOAT16:
+      if constexpr ((Types & kFloating) != 0) return f(BFloat16{});
+      break;
+    case TensorProto::INT8:
+      if constexpr ((Types & kSignedInt) != 0) return f(int8_t{});
+      break;
+    case TensorProto::INT16:
+      if constexpr ((Types & kSignedInt) != 0) return f(int16_t{});
+      break;
+    case TensorProto::INT32:
+      if constexpr ((Types & kSignedInt) != 0) return f(int32_t{});
+      break;
+    case TensorProto::INT64:
+      if constexpr ((Types & kSignedInt) != 0) return f(int64_t{});
+      break;
+    case TensorProto::UINT8:
+      if constexpr ((Types & kUnsignedInt) != 0) return f(uint8_t{});
+      break;
+    case TensorProto::UINT16:
+      if constexpr ((Types & kUnsignedInt) != 0) return f(uint16_t{});
+      break;
+    case TensorProto::UINT32:
+      if constexpr ((Types & kUnsignedInt) != 0) return f(uint32_t{});
+      break;
+    case TensorProto::UINT64:
+      if constexpr ((Types & kUnsignedInt) != 0) return f(uint64_t{});
+      break;
+    case TensorProto::BOOL:
+      if constexpr ((Types & kBool) != 0) return f(bool{});
+      break;
+    case TensorProto::STRING:
+      if constexpr ((Types & kString) != 0) return f(std::string{});
+      break;
+    default:
+      break;
+  }
+  return ctx.unimplemented(
+      absl::StrCat("no kernel for element type ", ir::elemTypeName(elem_type)));
+}
 
 }  // namespace onnxopt::eval

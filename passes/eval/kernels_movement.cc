@@ -1,0 +1,7 @@
+#include "kernel.h"
+
+namespace onnxopt::eval {
+
+absl::Span<const KernelEntry> movementKernels() { return {}; }
+
+}  // namespace onnxopt::eval
