@@ -1,0 +1,194 @@
+#!/usr/bin/python3
+"""Exports the real-export corpus with torch.onnx.export into OUT_DIR (see README.md).
+
+Usage: /usr/bin/python3 export.py OUT_DIR [--only SUBSTRING]
+
+Two sets, one model file each, named after what it is:
+  folding (issue 18): resnet18, mobilenet_v2, a TransformerEncoder with dynamic batch and
+    sequence, LSTM and GRU, each with do_constant_folding=False at opsets 9, 13 and 17:
+    <model>-opset<N>-nofold.onnx
+  catalogue (issue 19): resnet18, mobilenet_v3_small and a TransformerEncoder at opset 17 in
+    three modes: <model>-train.onnx (model.train(), TrainingMode.TRAINING: training Dropout and
+    BatchNormalization), <model>-preserve.onnx (model.eval(), TrainingMode.PRESERVE: torch
+    keeps BatchNormalization after Conv), <model>-eval.onnx (model.eval(), TrainingMode.EVAL,
+    torch's defaults: the export users usually make).
+
+Weights are random but seeded (BatchNormalization statistics too), so every run writes the
+same models. A combination torch cannot export is skipped only when it is listed in
+EXPECTED_SKIPS with the reason; any other export failure is an error. The last lines list the
+skipped combinations and the models written. Exit 0 when every expected export worked, 1
+otherwise, 2 when torch or torchvision is missing.
+"""
+
+import argparse
+import glob
+import os
+import sys
+import time
+import warnings
+
+try:
+    import torch
+    import torchvision
+except ImportError as error:
+    print(f"export.py: {error}: run scripts/setup.sh (Debian's python3-torch and "
+          f"python3-torchvision, for {sys.executable})", file=sys.stderr)
+    sys.exit(2)
+
+FOLDING_OPSETS = (9, 13, 17)
+CATALOGUE_OPSET = 17
+SEQ, BATCH = 5, 2
+
+# File name -> why torch 1.13 cannot export that combination. Empty: it exports every one. An
+# entry that starts to export fails the run, as does a failure not listed here.
+EXPECTED_SKIPS = {}
+
+
+def seed_everything(seed):
+    torch.manual_seed(seed)
+
+
+def randomize_batchnorm_statistics(model):
+    """Fresh modules have mean 0, variance 1, scale 1, shift 0: a BatchNormalization that is a
+    no-op hides fusion bugs, so every statistic gets a random, valid value."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
+            with torch.no_grad():
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.5, 2.0)
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.5, 0.5)
+
+
+def vision(builder):
+    def make():
+        model = builder(weights=None)
+        randomize_batchnorm_statistics(model)
+        return model, (torch.randn(1, 3, 224, 224),), ["input"], ["output"], None
+    return make
+
+
+def transformer_encoder():
+    layer = torch.nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128)
+    model = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+    dynamic = {"src": {0: "seq", 1: "batch"}, "output": {0: "seq", 1: "batch"}}
+    return model, (torch.randn(SEQ, BATCH, 64),), ["src"], ["output"], dynamic
+
+
+def recurrent(cell):
+    def make():
+        model = cell(input_size=16, hidden_size=32, num_layers=2)
+        outputs = ["output", "h_n", "c_n"] if cell is torch.nn.LSTM else ["output", "h_n"]
+        dynamic = {"input": {0: "seq", 1: "batch"}, "output": {0: "seq", 1: "batch"}}
+        dynamic.update({name: {1: "batch"} for name in outputs[1:]})
+        return model, (torch.randn(SEQ, BATCH, 16),), ["input"], outputs, dynamic
+    return make
+
+
+FOLDING_MODELS = {
+    "resnet18": vision(torchvision.models.resnet18),
+    "mobilenet_v2": vision(torchvision.models.mobilenet_v2),
+    "transformer_encoder": transformer_encoder,
+    "lstm": recurrent(torch.nn.LSTM),
+    "gru": recurrent(torch.nn.GRU),
+}
+
+CATALOGUE_MODELS = {
+    "resnet18": vision(torchvision.models.resnet18),
+    "mobilenet_v3_small": vision(torchvision.models.mobilenet_v3_small),
+    "transformer_encoder": transformer_encoder,
+}
+
+# mode name -> (put the module in training mode?, torch.onnx.TrainingMode, constant folding)
+# Training exports turn folding off, as torch recommends: folding would bake parameters.
+CATALOGUE_MODES = {
+    "train": (True, torch.onnx.TrainingMode.TRAINING, False),
+    "preserve": (False, torch.onnx.TrainingMode.PRESERVE, True),
+    "eval": (False, torch.onnx.TrainingMode.EVAL, True),
+}
+
+
+def combinations():
+    """(file name, model key, builder, opset, train, training mode, constant folding)"""
+    for key, make in FOLDING_MODELS.items():
+        for opset in FOLDING_OPSETS:
+            yield (f"{key}-opset{opset}-nofold.onnx", key, make, opset, False,
+                   torch.onnx.TrainingMode.EVAL, False)
+    for key, make in CATALOGUE_MODELS.items():
+        for mode, (train, training, folding) in CATALOGUE_MODES.items():
+            yield (f"{key}-{mode}.onnx", key, make, CATALOGUE_OPSET, train, training, folding)
+
+
+def zero_dropout_ratios(model):
+    """A training Dropout draws a fresh mask on every run, so ONNX Runtime could not compare
+    the model before and after optimization. Ratio 0 keeps the Dropout nodes (training_mode
+    true, so no pass may drop them) and makes them deterministic."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+        elif isinstance(module, torch.nn.MultiheadAttention):
+            module.dropout = 0.0
+
+
+def export(path, key, make, opset, train, training, folding):
+    seed_everything(sum(map(ord, key)))
+    model, args, input_names, output_names, dynamic_axes = make()
+    model.train(train)
+    if train:
+        zero_dropout_ratios(model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, args, path, opset_version=opset, training=training,
+                          do_constant_folding=folding, input_names=input_names,
+                          output_names=output_names, dynamic_axes=dynamic_axes)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out_dir")
+    parser.add_argument("--only", help="export only the files whose name contains this")
+    options = parser.parse_args()
+    os.makedirs(options.out_dir, exist_ok=True)
+    if not options.only:
+        # A model this script no longer makes must not stay behind to be checked.
+        for stale in glob.glob(os.path.join(options.out_dir, "*.onnx")):
+            os.remove(stale)
+    torch.set_num_threads(1)
+
+    written, skipped, failed, unexpectedly_working = [], [], [], []
+    start = time.monotonic()
+    for name, key, make, opset, train, training, folding in combinations():
+        if options.only and options.only not in name:
+            continue
+        path = os.path.join(options.out_dir, name)
+        begin = time.monotonic()
+        try:
+            export(path, key, make, opset, train, training, folding)
+        except Exception as error:  # torch raises many kinds; each is reported by name
+            reason = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+            if name in EXPECTED_SKIPS:
+                skipped.append((name, EXPECTED_SKIPS[name]))
+            else:
+                failed.append((name, reason))
+            if os.path.exists(path):
+                os.remove(path)
+            continue
+        if name in EXPECTED_SKIPS:
+            unexpectedly_working.append(name)
+        written.append((name, time.monotonic() - begin, os.path.getsize(path)))
+
+    for name, seconds, size in written:
+        print(f"exported {name}: {size / 2**20:.1f} MiB in {seconds:.1f} s")
+    for name, reason in skipped:
+        print(f"skipped {name}: {reason}")
+    for name in unexpectedly_working:
+        print(f"NOTE {name} exports now: remove it from EXPECTED_SKIPS")
+    for name, reason in failed:
+        print(f"FAIL {name}: {reason}")
+    print(f"{len(written)} exported, {len(skipped)} skipped (torch cannot export them), "
+          f"{len(failed)} failed, in {time.monotonic() - start:.1f} s")
+    return 1 if failed or unexpectedly_working else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
