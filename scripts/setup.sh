@@ -27,6 +27,9 @@ packages=(
   pybind11-dev
   python3-dev          # Python.h for the module (python/)
   python3-torch        # tests/python export models with torch.onnx.export
+  # tests/realexports exports torchvision models at test time. With python3-torch and
+  # python3-onnx: ~150 MB of .debs (~630 MB installed), which dpkg unpacks in ~30 s
+  python3-torchvision
 )
 
 missing=()
