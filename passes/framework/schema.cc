@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "onnx/defs/schema.h"
 #include "onnxopt/ir/describe.h"
@@ -199,17 +200,80 @@ absl::Status missingRequired(const ir::Node& node, absl::string_view name,
                                                  "' (", kindName(defined), ") is missing"));
 }
 
+}  // namespace
+
+std::optional<int64_t> opsetOf(const ir::Node& node) {
+  const ir::Graph* graph = node.graph();
+  if (graph == nullptr || graph->model() == nullptr) return std::nullopt;
+  return graph->model()->opsetVersion(node.op().domain());
+}
+
+namespace {
+
+const onnx::OpSchema* lookUpSchema(const ir::OpName& op, int64_t opset) {
+  const std::string& domain = op.domain();
+  int64_t lookup = opset;
+  if (domain.empty()) {
+    if (opset > kNewestKnownOpset || versionBeyondLibonnx(op.opType(), opset)) return nullptr;
+    lookup = std::min(opset, kNewestLibonnxOpset);
+  } else {
+    const std::optional<int64_t> newest = newestLibonnxVersion(domain);
+    if (!newest || opset > *newest) return nullptr;
+  }
+  return onnx::OpSchemaRegistry::Schema(op.opType(), static_cast<int>(lookup), domain);
+}
+
+// What the attribute policy needs of a schema's attribute, looked up without building a string.
+struct AttributeDefinition {
+  std::string name;
+  AttributeProto::AttributeType kind;
+  bool required;
+};
+
+struct KnownSchema {
+  const onnx::OpSchema* schema = nullptr;
+  std::vector<AttributeDefinition> attributes;
+
+  const AttributeDefinition* attribute(absl::string_view name) const {
+    for (const AttributeDefinition& definition : attributes) {
+      if (definition.name == name) return &definition;
+    }
+    return nullptr;
+  }
+};
+
+// Patterns ask for the same few schemas at every node, and the registry's lookup by name costs
+// more than the rest of a match. OpNames are interned for the process: the key stays valid.
+const KnownSchema& knownSchemaOf(const ir::Node& node, int64_t opset) {
+  thread_local absl::node_hash_map<std::pair<const ir::OpName*, int64_t>, KnownSchema> known;
+  auto [entry, inserted] = known.try_emplace({&node.op(), opset});
+  if (inserted) {
+    KnownSchema& found = entry->second;
+    found.schema = lookUpSchema(node.op(), opset);
+    if (found.schema != nullptr) {
+      for (const auto& [name, attribute] : found.schema->attributes()) {
+        found.attributes.push_back({name, attribute.type, attribute.required});
+      }
+    }
+  }
+  return entry->second;
+}
+
+const KnownSchema* knownSchemaOf(const ir::Node& node) {
+  const std::optional<int64_t> opset = opsetOf(node);
+  return opset ? &knownSchemaOf(node, *opset) : nullptr;
+}
+
 // The node's attribute `name`, read as `asked`, under the policy of the header; null when absent
 // and not required.
 absl::StatusOr<const ir::Attribute*> checkedAttribute(const ir::Node& node, absl::string_view name,
                                                       AttributeProto::AttributeType asked) {
   AttributeProto::AttributeType defined = asked;
   bool required = false;
-  if (const onnx::OpSchema* schema = schemaOf(node)) {
-    const auto found = schema->attributes().find(std::string(name));
-    if (found != schema->attributes().end()) {
-      defined = found->second.type;
-      required = found->second.required;
+  if (const KnownSchema* known = knownSchemaOf(node)) {
+    if (const AttributeDefinition* definition = known->attribute(name)) {
+      defined = definition->kind;
+      required = definition->required;
     }
   }
   if (defined != asked) {
@@ -238,39 +302,9 @@ absl::StatusOr<std::optional<T>> readOptional(const ir::Node& node, absl::string
 
 }  // namespace
 
-std::optional<int64_t> opsetOf(const ir::Node& node) {
-  const ir::Graph* graph = node.graph();
-  if (graph == nullptr || graph->model() == nullptr) return std::nullopt;
-  return graph->model()->opsetVersion(node.op().domain());
-}
-
-namespace {
-
-const onnx::OpSchema* lookUpSchema(const ir::OpName& op, int64_t opset) {
-  const std::string& domain = op.domain();
-  int64_t lookup = opset;
-  if (domain.empty()) {
-    if (opset > kNewestKnownOpset || versionBeyondLibonnx(op.opType(), opset)) return nullptr;
-    lookup = std::min(opset, kNewestLibonnxOpset);
-  } else {
-    const std::optional<int64_t> newest = newestLibonnxVersion(domain);
-    if (!newest || opset > *newest) return nullptr;
-  }
-  return onnx::OpSchemaRegistry::Schema(op.opType(), static_cast<int>(lookup), domain);
-}
-
-}  // namespace
-
 const onnx::OpSchema* schemaOf(const ir::Node& node) {
-  const std::optional<int64_t> opset = opsetOf(node);
-  if (!opset) return nullptr;
-  // Patterns ask for the same few schemas at every node, and the registry's lookup by name costs
-  // more than the rest of a match. OpNames are interned for the process: the key stays valid.
-  thread_local absl::flat_hash_map<std::pair<const ir::OpName*, int64_t>, const onnx::OpSchema*>
-      known;
-  auto [entry, inserted] = known.try_emplace({&node.op(), *opset}, nullptr);
-  if (inserted) entry->second = lookUpSchema(node.op(), *opset);
-  return entry->second;
+  const KnownSchema* known = knownSchemaOf(node);
+  return known ? known->schema : nullptr;
 }
 
 std::optional<int64_t> sinceVersionOf(const ir::Node& node) {
@@ -363,18 +397,17 @@ absl::StatusOr<const onnx::TensorProto*> getTensor(const ir::Node& node, absl::s
 }
 
 absl::Status checkAttributes(const ir::Node& node) {
-  const onnx::OpSchema* schema = schemaOf(node);
-  if (schema == nullptr) return absl::OkStatus();
-  const auto& defined = schema->attributes();
+  const KnownSchema* known = knownSchemaOf(node);
+  if (known == nullptr || known->schema == nullptr) return absl::OkStatus();
   for (const ir::Attribute& attribute : node.attributes()) {
-    const auto found = defined.find(attribute.name());
-    if (found != defined.end() && attribute.kind() != found->second.type) {
-      return wrongKind(node, attribute, found->second.type);
+    const AttributeDefinition* definition = known->attribute(attribute.name());
+    if (definition != nullptr && attribute.kind() != definition->kind) {
+      return wrongKind(node, attribute, definition->kind);
     }
   }
-  for (const auto& [name, definition] : defined) {
-    if (definition.required && node.attr(name) == nullptr) {
-      return missingRequired(node, name, definition.type);
+  for (const AttributeDefinition& definition : known->attributes) {
+    if (definition.required && node.attr(definition.name) == nullptr) {
+      return missingRequired(node, definition.name, definition.kind);
     }
   }
   return absl::OkStatus();
