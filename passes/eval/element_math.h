@@ -1,0 +1,82 @@
+#pragma once
+
+// Element-type helpers shared by the elementwise and reduction kernels: the type a kernel
+// computes an element in (float for float16 and bfloat16, as ONNX Runtime's CPU kernels do),
+// widening to it and rounding back once, and the element-type admission of each operator
+// version.
+
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "onnxopt/ir/type.h"
+#include "onnxopt/rewrite/schema.h"
+#include "onnxopt/rewrite/tensor_util.h"
+#include "kernel.h"
+
+namespace onnxopt::eval {
+
+template <typename T>
+inline constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
+template <typename T>
+inline constexpr bool kIsFloating = kIsHalf<T> || std::is_floating_point_v<T>;
+template <typename T>
+inline constexpr bool kIsInteger = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+// The type an element of T is computed in.
+template <typename T>
+using MathType = std::conditional_t<kIsHalf<T>, float, T>;
+
+template <typename T>
+MathType<T> widen(T value) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return halfToFloat(value.bits);
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return bfloat16ToFloat(value.bits);
+  } else {
+    return value;
+  }
+}
+
+template <typename T>
+T narrow(MathType<T> value) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return Float16{floatToHalf(value)};
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return BFloat16{floatToBfloat16(value)};
+  } else {
+    return value;
+  }
+}
+
+// The element types an operator version takes for type parameter `param` when libonnx has no
+// schema for it (versions after opset 17), as ONNX's docs/Changelog.md lists them; nullopt when
+// the caller does not know the version.
+using TypesAfterLibonnx = std::optional<std::vector<int32_t>> (*)(absl::string_view op_type,
+                                                                  int64_t since_version,
+                                                                  absl::string_view param);
+
+// OK when the node's operator version allows `elem_type` for `param` (its schema up to opset 17,
+// `after_libonnx` beyond); InvalidArgument naming the type otherwise.
+inline absl::Status checkElemType(const KernelContext& ctx, absl::string_view param,
+                                  int32_t elem_type, TypesAfterLibonnx after_libonnx) {
+  const ir::Node& node = ctx.node();
+  bool allowed = false;
+  if (schemaOf(node) != nullptr) {
+    allowed = elemTypeAllowed(node, param, elem_type);
+  } else if (const auto types = after_libonnx(node.opType(), ctx.sinceVersion(), param)) {
+    for (const int32_t type : *types) allowed = allowed || type == elem_type;
+  } else {
+    return ctx.unimplemented(absl::StrCat("the element types of ", node.opType(), " version ",
+                                          ctx.sinceVersion(), " are not known"));
+  }
+  if (allowed) return absl::OkStatus();
+  return ctx.invalid(absl::StrCat(node.opType(), " version ", ctx.sinceVersion(), " does not take ",
+                                  ir::elemTypeName(elem_type), " for ", param));
+}
+
+}  // namespace onnxopt::eval
