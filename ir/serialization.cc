@@ -603,6 +603,29 @@ void removePendingFiles() {
   }
 }
 
+absl::Status checkWritable(const std::string& requested_path) {
+  const std::string path = followSymlink(requested_path);
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0) {
+    if (S_ISDIR(info.st_mode)) return absl::InvalidArgumentError(absl::StrCat(path, ": is a folder"));
+    // A device or a pipe is written in place; a file is replaced, which needs its folder only.
+    if (!S_ISREG(info.st_mode) && access(path.c_str(), W_OK) != 0) {
+      return errnoError(path, "open for writing");
+    }
+    if (!S_ISREG(info.st_mode)) return absl::OkStatus();
+  }
+  const std::string dir = dirName(path);
+  if (stat(dir.c_str(), &info) != 0) {
+    if (errno == ENOENT) return folderMissing(path, dir);
+    return errnoError(dir, "open the output folder");
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": '", dir, "' is not a folder"));
+  }
+  if (access(dir.c_str(), W_OK | X_OK) != 0) return errnoError(path, "write in its folder");
+  return absl::OkStatus();
+}
+
 absl::Status writeFileAtomically(const std::string& requested_path, absl::string_view contents) {
   const std::string path = followSymlink(requested_path);
   auto pending = PendingFile::create(path);

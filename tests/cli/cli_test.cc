@@ -1366,12 +1366,28 @@ TEST_F(CliTest, FailedRunWritesNoReport) {
   EXPECT_EQ(listDir(out_dir_), std::vector<std::string>{"report.json"});
 }
 
-TEST_F(CliTest, UnwritableReportFailsNamingIt) {
+// The report's path and the output's are checked before the model is read (cycle.onnx would
+// fail to load): no model is written when the report could not be.
+TEST_F(CliTest, UnwritableReportFailsNamingItBeforeLoading) {
   const std::string out = out_dir_ + "/out.onnx";
   const std::string report = dir_ + "/no-such-dir/report.json";
-  ToolRun r = runTool({kExample, "-o", out, "--report=" + report});
-  expectCleanFailure(r, {report, "report", out, "'" + dir_ + "/no-such-dir' does not exist"}, {});
-  EXPECT_TRUE(fs::exists(out)) << "the model is written before the report";
+  ToolRun r = runTool({kDataDir + "/cycle.onnx", "-o", out, "--report=" + report});
+  expectCleanFailure(r, {report, "report", "'" + dir_ + "/no-such-dir' does not exist"}, {});
+  EXPECT_FALSE(contains(r.err, "cycle")) << r.describe();
+  EXPECT_FALSE(fs::exists(out));
+  fs::create_directory(out_dir_ + "/adir");
+  r = runTool({kDataDir + "/cycle.onnx", "-o", out, "--report=" + out_dir_ + "/adir"});
+  expectCleanFailure(r, {out_dir_ + "/adir", "is a folder"}, {});
+}
+
+TEST_F(CliTest, UnwritableOutputFailsBeforeLoading) {
+  const std::string out = out_dir_ + "/no/such/folder/out.onnx";
+  ToolRun r = runTool({kDataDir + "/cycle.onnx", "-o", out});
+  expectCleanFailure(r, {"'" + out_dir_ + "/no/such/folder' does not exist"}, {});
+  EXPECT_FALSE(contains(r.err, "cycle")) << r.describe();
+  writeFile(out_dir_ + "/plain", "x");
+  r = runTool({kDataDir + "/cycle.onnx", "-o", out_dir_ + "/plain/out.onnx"});
+  expectCleanFailure(r, {"'" + out_dir_ + "/plain' is not a folder"}, {});
 }
 
 // ---------------------------------------------------------------------------------------------

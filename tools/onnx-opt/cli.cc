@@ -333,6 +333,18 @@ int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
   record.pipeline = (*manager)->pipelineText();
   record.fixed_point = (*manager)->options().fixed_point;
 
+  // Found out now, not after minutes of loading and optimizing a large model.
+  if (options.output != "-") {
+    if (absl::Status status = ir::checkWritable(options.output); !status.ok()) {
+      return fail(io, output, status.message());
+    }
+  }
+  if (!options.report.empty()) {
+    if (absl::Status status = ir::checkWritable(options.report); !status.ok()) {
+      return fail(io, options.report, absl::StrCat("cannot write the report: ", status.message()));
+    }
+  }
+
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<ir::Model>> loaded =
       load(options, io, progress.get(), &record.input_bytes);

@@ -67,6 +67,10 @@ ONNXOPT_API absl::StatusOr<std::unique_ptr<Model>> importModel(onnx::ModelProto&
 ONNXOPT_API absl::Status saveModelToFile(const Model& model, const std::string& path,
                              const SaveOptions& options = {});
 ONNXOPT_API absl::StatusOr<std::string> saveModelToBytes(const Model& model);
+// Whether `path` could be written now, checked before any work that would be lost: its folder
+// exists and is a folder we may write in, and `path` itself is not a folder (or is a device or
+// pipe open for writing, or a file we may replace). The error names the path and what is wrong.
+ONNXOPT_API absl::Status checkWritable(const std::string& path);
 // Writes any file the way saveModelToFile does: atomically for regular files (a failure leaves
 // the old file), in place for devices and pipes, through symlinks to their target.
 ONNXOPT_API absl::Status writeFileAtomically(const std::string& path, absl::string_view contents);
