@@ -505,7 +505,12 @@ T floatingUnary(T x, ElementError& error) {
     // Relu keeps NaN and -0, as ONNX Runtime does.
     case Unary::kRelu: return v < 0 ? narrow<T>(0) : x;
     case Unary::kSign:
-      if (std::isnan(v)) return x;
+      // ORT's float and double Sign keep NaN, its float16 one gives 0; bfloat16 is not known.
+      if (std::isnan(v)) {
+        if constexpr (std::is_same_v<T, Float16>) return narrow<T>(0);
+        if constexpr (std::is_same_v<T, BFloat16>) error.decline("Sign of a bfloat16 NaN");
+        return x;
+      }
       return narrow<T>(v > 0 ? 1 : v < 0 ? -1 : 0);
     default:
       if constexpr (std::is_same_v<T, double>) {

@@ -240,6 +240,10 @@ TEST(ElementwiseKernels, FloatingUnaryOperatorsKeepOrtsSpecialValues) {
   EXPECT_VALUES(NodeRun("Neg", 6, {&x}), {-kNaN, 0, 5, -5});
   const auto zeros = makeTensor(TensorProto::FLOAT, {2}, {0.0, -0.0});
   EXPECT_VALUES(NodeRun("Reciprocal", 13, {&zeros}), {kInf, -kInf});
+  const auto half_nan = makeTensor(TensorProto::FLOAT16, {2}, {kNaN, -2});
+  EXPECT_VALUES(NodeRun("Sign", 13, {&half_nan}), {0, -1});  // ORT's float16 Sign
+  const auto bf_nan = makeTensor(TensorProto::BFLOAT16, {1}, {kNaN});
+  EXPECT_EQ(NodeRun("Sign", 13, {&bf_nan}).code(), Code::kUnimplemented);
 }
 
 TEST(ElementwiseKernels, RoundingOperators) {
