@@ -1,0 +1,191 @@
+#include "onnxopt/rewrite/node_check.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "onnx/defs/schema.h"
+#include "onnxopt/ir/describe.h"
+#include "onnxopt/ir/type.h"
+#include "onnxopt/rewrite/schema.h"
+
+namespace onnxopt {
+namespace {
+
+absl::Status malformed(const ir::Node& node, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(ir::describe(node), ": ", what));
+}
+
+// Whether the schema refuses an attribute it does not define. Its flag for accepting any is
+// private to libonnx, so the schema's own verifier is asked, on a node that holds only that
+// attribute and the fewest inputs and outputs the schema takes.
+bool refusesUnknownAttribute(const onnx::OpSchema& schema, const ir::Node& node,
+                             const ir::Attribute& attribute) {
+  onnx::NodeProto probe;
+  probe.set_op_type(node.opType());
+  probe.set_domain(node.op().domain());
+  for (int i = 0; i < schema.min_input(); ++i) probe.add_input("x");
+  for (int i = 0; i < schema.min_output(); ++i) probe.add_output("y");
+  onnx::AttributeProto* copy = probe.add_attribute();
+  copy->set_name(attribute.name());
+  copy->set_type(attribute.kind());
+  try {
+    schema.Verify(probe);
+  } catch (const std::exception& error) {
+    return absl::StrContains(error.what(), "Unrecognized attribute");
+  }
+  return false;
+}
+
+absl::Status checkArity(const onnx::OpSchema& schema, const ir::Node& node) {
+  const auto range = [](int low, int high) {
+    return high == std::numeric_limits<int>::max() ? absl::StrCat("at least ", low)
+           : low == high                           ? absl::StrCat(low)
+                                                   : absl::StrCat(low, " to ", high);
+  };
+  const int inputs = static_cast<int>(node.numInputs());
+  if (inputs < schema.min_input() || inputs > schema.max_input()) {
+    return malformed(node, absl::StrCat("has ", inputs, " inputs; ", node.opType(), "-",
+                                        schema.SinceVersion(), " takes ",
+                                        range(schema.min_input(), schema.max_input())));
+  }
+  const int outputs = static_cast<int>(node.numOutputs());
+  if (outputs < schema.min_output() || outputs > schema.max_output()) {
+    return malformed(node, absl::StrCat("has ", outputs, " outputs; ", node.opType(), "-",
+                                        schema.SinceVersion(), " gives ",
+                                        range(schema.min_output(), schema.max_output())));
+  }
+  return absl::OkStatus();
+}
+
+// The type a value is declared with at the model's interface (graph input or initializer):
+// what a runtime checks the node against before inferring anything.
+std::optional<ir::Type> declaredType(const ir::Value* value) {
+  if (value == nullptr || !(value->isGraphInput() || value->isInitializer())) return std::nullopt;
+  ir::Type type = value->type();
+  if (!type.isTensor()) return std::nullopt;
+  return type;
+}
+
+absl::Status checkInputTypes(const onnx::OpSchema& schema, const ir::Node& node) {
+  const std::vector<onnx::OpSchema::FormalParameter>& formals = schema.inputs();
+  for (size_t i = 0; i < node.numInputs() && !formals.empty(); ++i) {
+    const onnx::OpSchema::FormalParameter& formal = formals[std::min(i, formals.size() - 1)];
+    const std::optional<ir::Type> type = declaredType(node.input(i));
+    if (!type || type->elemType() == onnx::TensorProto::UNDEFINED) continue;
+    const std::string tensor_type = absl::StrCat("tensor(", ir::elemTypeName(type->elemType()), ")");
+    const auto& allowed = formal.GetTypes();
+    bool found = false;
+    for (const std::string* candidate : allowed) found |= *candidate == tensor_type;
+    if (!found && !allowed.empty()) {
+      return malformed(node, absl::StrCat("input ", i, " ('", node.input(i)->name(), "') is ",
+                                          tensor_type, ", which ", node.opType(), "-",
+                                          schema.SinceVersion(), " does not take there"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::optional<int64_t> declaredRank(const ir::Value* value) {
+  const std::optional<ir::Type> type = declaredType(value);
+  return type ? type->rank() : std::nullopt;
+}
+
+absl::Status checkPerm(const ir::Node& node) {
+  const ir::Attribute* perm = node.attr("perm");
+  if (perm == nullptr || perm->kind() != onnx::AttributeProto::INTS) return absl::OkStatus();
+  const std::vector<int64_t> axes(perm->ints().begin(), perm->ints().end());
+  const std::optional<int64_t> rank = declaredRank(node.input(0));
+  const int64_t n = static_cast<int64_t>(axes.size());
+  std::vector<bool> seen(axes.size(), false);
+  bool permutation = !rank || *rank == n;
+  for (const int64_t axis : axes) {
+    if (axis < 0 || axis >= n || seen[axis]) {
+      permutation = false;
+      break;
+    }
+    seen[axis] = true;
+  }
+  if (permutation) return absl::OkStatus();
+  return malformed(node, absl::StrCat("perm [", absl::StrJoin(axes, ","),
+                                      "] is not a permutation of the input's ",
+                                      rank ? absl::StrCat(*rank, " axes") : "axes"));
+}
+
+// Ops whose `axis` must index their first input, and whether axis == rank is allowed too.
+struct AxisRule {
+  const char* op;
+  bool rank_inclusive;
+};
+constexpr AxisRule kAxisRules[] = {
+    {"Concat", false},  {"Gather", false}, {"GatherElements", false}, {"Split", false},
+    {"Softmax", false}, {"LogSoftmax", false}, {"Hardmax", false},   {"Flatten", true},
+};
+
+absl::Status checkAxis(const ir::Node& node) {
+  for (const AxisRule& rule : kAxisRules) {
+    if (node.opType() != rule.op) continue;
+    const ir::Attribute* axis = node.attr("axis");
+    const std::optional<int64_t> rank = declaredRank(node.input(0));
+    if (axis == nullptr || axis->kind() != onnx::AttributeProto::INT || !rank) break;
+    const int64_t high = rule.rank_inclusive ? *rank : *rank - 1;
+    if (axis->i() < -*rank || axis->i() > high) {
+      return malformed(node, absl::StrCat("axis ", axis->i(), " is outside [", -*rank, ", ", high,
+                                          "] for its rank-", *rank, " input"));
+    }
+    break;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status checkGraphNodes(const ir::Graph& graph);
+
+}  // namespace
+
+absl::Status checkNode(const ir::Node& node) {
+  const onnx::OpSchema* schema = schemaOf(node);
+  if (schema == nullptr) return absl::OkStatus();
+  if (absl::Status status = checkAttributes(node); !status.ok()) return status;
+  for (const ir::Attribute& attribute : node.attributes()) {
+    if (schema->attributes().count(attribute.name()) == 0 &&
+        refusesUnknownAttribute(*schema, node, attribute)) {
+      return malformed(node, absl::StrCat("attribute '", attribute.name(), "' is not one ",
+                                          node.opType(), "-", schema->SinceVersion(), " defines"));
+    }
+  }
+  if (absl::Status status = checkArity(*schema, node); !status.ok()) return status;
+  if (absl::Status status = checkInputTypes(*schema, node); !status.ok()) return status;
+  if (node.is("Transpose")) {
+    if (absl::Status status = checkPerm(node); !status.ok()) return status;
+  }
+  return checkAxis(node);
+}
+
+namespace {
+
+// Subgraphs nest no deeper than ir::checkGraphNesting allows, which loading checked.
+absl::Status checkGraphNodes(const ir::Graph& graph) {
+  for (const ir::Node& node : graph) {
+    if (absl::Status status = checkNode(node); !status.ok()) return status;
+    for (const ir::Attribute& attribute : node.attributes()) {
+      for (const auto& subgraph : attribute.graphs()) {
+        if (absl::Status status = checkGraphNodes(*subgraph); !status.ok()) return status;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status checkModelNodes(const ir::Model& model) {
+  return checkGraphNodes(model.graph());
+}
+
+}  // namespace onnxopt
