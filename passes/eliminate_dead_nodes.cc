@@ -3,20 +3,11 @@
 // or training info binds it. The greedy driver without patterns is exactly this, in linear time.
 
 #include "absl/container/flat_hash_set.h"
+#include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 
 namespace onnxopt {
 namespace {
-
-// The initializers a training_info entry updates or initializes, by name.
-absl::flat_hash_set<std::string> boundByTrainingInfo(const ir::Model& model) {
-  absl::flat_hash_set<std::string> names;
-  for (const onnx::TrainingInfoProto& info : model.proto().training_info()) {
-    for (const auto& binding : info.update_binding()) names.insert(binding.key());
-    for (const auto& binding : info.initialization_binding()) names.insert(binding.key());
-  }
-  return names;
-}
 
 class EliminateDeadNodes final : public PatternPass {
  public:
@@ -26,7 +17,7 @@ class EliminateDeadNodes final : public PatternPass {
     absl::StatusOr<bool> changed = PatternPass::run(model, context);
     if (!changed.ok()) return changed.status();
     // After the nodes: an initializer may have been read only by nodes that are now gone.
-    const absl::flat_hash_set<std::string> bound = boundByTrainingInfo(model);
+    const absl::flat_hash_set<std::string> bound = initializersBoundByTrainingInfo(model);
     int64_t removed = 0;
     ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
       for (ir::Value* initializer : graph.initializers()) {

@@ -291,6 +291,15 @@ ReadResult readConstantNode(const ir::Node& node, int64_t max_bytes) {
 
 }  // namespace
 
+absl::flat_hash_set<std::string> initializersBoundByTrainingInfo(const ir::Model& model) {
+  absl::flat_hash_set<std::string> names;
+  for (const onnx::TrainingInfoProto& info : model.proto().training_info()) {
+    for (const auto& binding : info.update_binding()) names.insert(binding.key());
+    for (const auto& binding : info.initialization_binding()) names.insert(binding.key());
+  }
+  return names;
+}
+
 bool isConstant(const ir::Value& v) {
   if (v.isInitializer()) return !v.isGraphInput();
   const ir::Node* producer = v.producer();

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "onnx/onnx_pb.h"
@@ -21,6 +23,10 @@ namespace onnxopt {
 // Whether `v` is a constant: an initializer that is not also a graph input (a caller could feed
 // those), or the output of a Constant node of the default domain. Sparse initializers are not.
 ONNXOPT_API bool isConstant(const ir::Value& v);
+
+// The main-graph initializers a training_info entry updates or initializes, by name: training
+// changes them, and their names are part of the model's training interface.
+ONNXOPT_API absl::flat_hash_set<std::string> initializersBoundByTrainingInfo(const ir::Model& model);
 
 class ConstantView;
 
