@@ -32,7 +32,9 @@ class ElementError {
  public:
   // Inputs the operator rejects (integer division by zero).
   void reject(const char* why) {
-    if (why_ == nullptr) why_ = why, invalid_ = true;
+    if (why_ != nullptr) return;
+    why_ = why;
+    invalid_ = true;
   }
   // Inputs whose result ONNX Runtime does not define or the kernel cannot reproduce.
   void decline(const char* why) {
