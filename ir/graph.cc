@@ -242,4 +242,22 @@ Value* Graph::findValue(absl::string_view name) const {
   return nullptr;
 }
 
+std::vector<onnx::ValueInfoProto*> Graph::mutableDeclarations() {
+  noteModified();
+  std::vector<onnx::ValueInfoProto*> declarations;
+  for (Value* input : inputs_) {
+    if (input->input_info_) declarations.push_back(input->input_info_.get());
+  }
+  for (const ProtoPtr<onnx::ValueInfoProto>& output : output_infos_) {
+    if (output) declarations.push_back(output.get());
+  }
+  values_.forEach([&](Value& value) {
+    if (value.value_info_) declarations.push_back(value.value_info_.get());
+  });
+  for (const auto& [order, info] : orphan_value_infos_) {
+    if (info) declarations.push_back(info.get());
+  }
+  return declarations;
+}
+
 }  // namespace onnxopt::ir

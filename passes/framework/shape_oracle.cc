@@ -1,10 +1,15 @@
 #include "onnxopt/rewrite/shape_oracle.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/functional/function_ref.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/schema.h"
@@ -51,6 +56,24 @@ bool everyShapeInputIsTyped(const onnx::GraphProto& graph, absl::flat_hash_set<s
   return true;
 }
 
+// Drops the value_info entries and the outputs' shapes of `graph` and its subgraphs.
+void forgetDeclaredShapes(onnx::GraphProto& graph) {
+  graph.clear_value_info();
+  for (onnx::ValueInfoProto& output : *graph.mutable_output()) {
+    if (output.type().has_tensor_type()) {
+      output.mutable_type()->mutable_tensor_type()->clear_shape();
+    }
+  }
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+      if (attribute.has_g()) forgetDeclaredShapes(*attribute.mutable_g());
+      for (onnx::GraphProto& subgraph : *attribute.mutable_graphs()) {
+        forgetDeclaredShapes(subgraph);
+      }
+    }
+  }
+}
+
 using ir::Dim;
 using ir::Shape;
 using ir::Type;
@@ -90,6 +113,23 @@ enum class Rule {
   kFlatten,
   kExpand,
   kReshape,
+  kConstant,
+  kShape,
+  kSize,
+  kCastLike,
+  kConstantOfShape,
+  kSqueeze,
+  kUnsqueeze,
+  kReduce,  // axes an input from opset `since`, an attribute before
+  kSplit,
+  kPad,
+  kResize,
+  kConcat,
+  kGather,
+  kGatherElements,
+  kSlice,
+  kTile,
+  kNonZero,
 };
 
 struct RuleOf {
@@ -130,6 +170,19 @@ const RuleOf* ruleFor(const ir::Node& node) {
     rules->emplace("Flatten", RuleOf{Rule::kFlatten});
     rules->emplace("Expand", RuleOf{Rule::kExpand});
     rules->emplace("Reshape", RuleOf{Rule::kReshape});
+    const std::pair<const char*, Rule> kShapeOps[] = {
+        {"Constant", Rule::kConstant}, {"Shape", Rule::kShape}, {"Size", Rule::kSize},
+        {"CastLike", Rule::kCastLike}, {"ConstantOfShape", Rule::kConstantOfShape},
+        {"Squeeze", Rule::kSqueeze}, {"Unsqueeze", Rule::kUnsqueeze}, {"Split", Rule::kSplit},
+        {"Pad", Rule::kPad}, {"Resize", Rule::kResize}, {"Concat", Rule::kConcat},
+        {"Gather", Rule::kGather}, {"GatherElements", Rule::kGatherElements},
+        {"Slice", Rule::kSlice}, {"Tile", Rule::kTile}, {"NonZero", Rule::kNonZero}};
+    for (const auto& [op, rule] : kShapeOps) rules->emplace(op, RuleOf{rule});
+    rules->emplace("ReduceSum", RuleOf{Rule::kReduce, 13});
+    for (const char* op : {"ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+                           "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"}) {
+      rules->emplace(op, RuleOf{Rule::kReduce, 18});
+    }
     return rules;
   }();
   if (!node.op().domain().empty()) return nullptr;
@@ -218,6 +271,7 @@ void ShapeOracle::forget(const ir::Node& node) {
     if (output == nullptr) continue;
     std::vector<const Type*>& answers = answersIn(*output->graph());
     if (output->ordinal() < answers.size()) answers[output->ordinal()] = nullptr;
+    inferred_.erase(output);
   }
 }
 
@@ -301,12 +355,28 @@ const Type& ShapeOracle::remember(const ir::Value& value, Type type) {
   return *answer;
 }
 
+namespace {
+// Whether ONNX 1.12's inference of the node follows the node's own schema: a default-domain op
+// whose definition at the model's opset libonnx has (at opsets 18 and later it would apply an
+// older version's rule to a changed op).
+bool libonnxKnows(const ir::Node& node) {
+  return node.op().domain().empty() && schemaOf(node) != nullptr;
+}
+
+bool hasSubgraphs(const ir::Node& node) {
+  for (const ir::Attribute& attribute : node.attributes()) {
+    if (!attribute.graphs().empty()) return true;
+  }
+  return false;
+}
+}  // namespace
+
 Type ShapeOracle::infer(const ir::Value& value) {
   Type type = value.type();
   if (!fullyKnown(type) && value.producer() != nullptr) {
     type = merge(std::move(type), applyLocalRule(*value.producer(), value.producerOutputIndex()));
   }
-  if (!type.shape()) {
+  if (!type.shape() && value.producer() != nullptr && libonnxKnows(*value.producer())) {
     if (!onnx_inference_ran_) runOnnxShapeInference();
     auto inferred = onnx_inferred_.find(&value);
     if (inferred != onnx_inferred_.end()) type = merge(std::move(type), inferred->second);
@@ -314,15 +384,608 @@ Type ShapeOracle::infer(const ir::Value& value) {
   return type;
 }
 
-Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index) {
+namespace {
+
+using InputTypeFn = absl::FunctionRef<const Type&(size_t)>;
+
+// `axis` counted from the front of a rank-`rank` shape; nullopt when out of range.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::optional<std::vector<int64_t>> normalizeAxes(const std::vector<int64_t>& axes, int64_t rank) {
+  std::vector<int64_t> result;
+  result.reserve(axes.size());
+  for (int64_t axis : axes) {
+    std::optional<int64_t> normalized = normalizeAxis(axis, rank);
+    if (!normalized || std::find(result.begin(), result.end(), *normalized) != result.end()) {
+      return std::nullopt;
+    }
+    result.push_back(*normalized);
+  }
+  return result;
+}
+
+std::optional<std::vector<int64_t>> intsAttr(const ir::Node& node, absl::string_view name) {
+  const ir::Attribute* attribute = node.attr(name);
+  if (attribute == nullptr || attribute->kind() != onnx::AttributeProto::INTS) return std::nullopt;
+  return std::vector<int64_t>(attribute->ints().begin(), attribute->ints().end());
+}
+
+std::string stringAttr(const ir::Node& node, absl::string_view name, absl::string_view otherwise) {
+  const ir::Attribute* attribute = node.attr(name);
+  if (attribute == nullptr || attribute->kind() != onnx::AttributeProto::STRING) {
+    return std::string(otherwise);
+  }
+  return attribute->s();
+}
+
+// A list operand that is an attribute before opset `input_since` and input `input_index` from
+// then on (Squeeze axes, Split split, Pad pads, Reduce axes).
+struct ListOperand {
+  bool given = false;  // the attribute or input is there
+  std::optional<std::vector<int64_t>> values;  // nullopt when given but not a constant
+};
+
+ListOperand listOperand(const ir::Node& node, int64_t opset, int64_t input_since,
+                        const char* attribute, size_t input_index, ShapeOracle& shapes) {
+  ListOperand operand;
+  if (opset < input_since) {
+    operand.given = node.attr(attribute) != nullptr;
+    if (operand.given) operand.values = intsAttr(node, attribute);
+    return operand;
+  }
+  const ir::Value* input = node.input(input_index);
+  operand.given = input != nullptr;
+  if (operand.given) operand.values = shapes.constantInts(*input);
+  return operand;
+}
+
+Type withUnknownDims(int32_t elem, int64_t rank) {
+  return Type::tensor(elem, Shape(static_cast<size_t>(rank), Dim::unknown()));
+}
+
+std::optional<int64_t> checkedProduct(int64_t a, int64_t b) {
+  int64_t product;
+  if (__builtin_mul_overflow(a, b, &product)) return std::nullopt;
+  return product;
+}
+
+Type constantRule(const ir::Node& node) {
+  if (const ir::Attribute* value = node.attr("value"); value && value->proto().has_t()) {
+    Shape shape;
+    for (int64_t dim : value->t().dims()) shape.push_back(Dim::known(dim));
+    return Type::tensor(value->t().data_type(), std::move(shape));
+  }
+  if (const ir::Attribute* sparse = node.attr("sparse_value");
+      sparse && sparse->proto().has_sparse_tensor()) {
+    Shape shape;
+    for (int64_t dim : sparse->proto().sparse_tensor().dims()) shape.push_back(Dim::known(dim));
+    return Type::tensor(sparse->proto().sparse_tensor().values().data_type(), std::move(shape));
+  }
+  const std::tuple<const char*, int32_t, bool> kForms[] = {
+      {"value_float", onnx::TensorProto::FLOAT, false},
+      {"value_floats", onnx::TensorProto::FLOAT, true},
+      {"value_int", onnx::TensorProto::INT64, false},
+      {"value_ints", onnx::TensorProto::INT64, true},
+      {"value_string", onnx::TensorProto::STRING, false},
+      {"value_strings", onnx::TensorProto::STRING, true}};
+  for (const auto& [name, elem, is_list] : kForms) {
+    const ir::Attribute* attribute = node.attr(name);
+    if (attribute == nullptr) continue;
+    if (!is_list) return Type::tensor(elem, Shape{});
+    const onnx::AttributeProto& proto = attribute->proto();
+    const int64_t count = std::max({proto.floats_size(), proto.ints_size(), proto.strings_size()});
+    return Type::tensor(elem, Shape{Dim::known(count)});
+  }
+  return Type();
+}
+
+Type shapeRule(const ir::Node& node, int64_t opset, const Type& input) {
+  if (!input.shape()) return Type::tensor(onnx::TensorProto::INT64, Shape{Dim::unknown()});
+  const auto rank = static_cast<int64_t>(input.shape()->size());
+  auto clamp = [rank](int64_t v) {
+    if (v < 0) v += rank;
+    return std::min(std::max<int64_t>(v, 0), rank);
+  };
+  int64_t start = 0, end = rank;
+  if (opset >= 15) {
+    start = clamp(node.intAttr("start", 0));
+    end = clamp(node.intAttr("end", rank));
+  }
+  return Type::tensor(onnx::TensorProto::INT64, Shape{Dim::known(std::max<int64_t>(end - start, 0))});
+}
+
+Type constantOfShapeRule(const ir::Node& node, const Type& shape_type, ShapeOracle& shapes) {
+  const ir::Attribute* value = node.attr("value");
+  const int32_t elem = value && value->proto().has_t() ? value->t().data_type()
+                                                       : int32_t{onnx::TensorProto::FLOAT};
+  std::optional<std::vector<int64_t>> dims =
+      node.input(0) ? shapes.constantInts(*node.input(0)) : std::nullopt;
+  if (!dims) {
+    if (shape_type.shape() && shape_type.shape()->size() == 1 &&
+        (*shape_type.shape())[0].isKnown()) {
+      return withUnknownDims(elem, (*shape_type.shape())[0].value());
+    }
+    return Type::tensor(elem);
+  }
+  Shape shape;
+  for (int64_t dim : *dims) {
+    if (dim < 0) return Type();
+    shape.push_back(Dim::known(dim));
+  }
+  return Type::tensor(elem, std::move(shape));
+}
+
+Type squeezeRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOracle& shapes) {
+  const int32_t elem = input.elemType();
+  if (!input.shape()) return Type::tensor(elem);
+  const Shape& in = *input.shape();
+  const ListOperand axes = listOperand(node, opset, 13, "axes", 1, shapes);
+  Shape out;
+  if (!axes.given) {
+    for (const Dim& dim : in) {
+      if (!dim.isKnown()) return Type::tensor(elem);
+      if (dim.value() != 1) out.push_back(dim);
+    }
+    return Type::tensor(elem, std::move(out));
+  }
+  if (!axes.values) return Type::tensor(elem);
+  std::optional<std::vector<int64_t>> normalized =
+      normalizeAxes(*axes.values, static_cast<int64_t>(in.size()));
+  if (!normalized) return Type();
+  for (size_t i = 0; i < in.size(); ++i) {
+    const bool squeezed =
+        std::find(normalized->begin(), normalized->end(), static_cast<int64_t>(i)) !=
+        normalized->end();
+    if (!squeezed) {
+      out.push_back(in[i]);
+    } else if (in[i].isKnown() && in[i].value() != 1) {
+      return Type();
+    }
+  }
+  return Type::tensor(elem, std::move(out));
+}
+
+Type unsqueezeRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOracle& shapes) {
+  const int32_t elem = input.elemType();
+  const ListOperand axes = listOperand(node, opset, 13, "axes", 1, shapes);
+  if (!axes.given) return Type();
+  if (!input.shape() || !axes.values) return Type::tensor(elem);
+  const int64_t rank = static_cast<int64_t>(input.shape()->size() + axes.values->size());
+  std::optional<std::vector<int64_t>> normalized = normalizeAxes(*axes.values, rank);
+  if (!normalized) return Type();
+  Shape out;
+  auto next = input.shape()->begin();
+  for (int64_t i = 0; i < rank; ++i) {
+    const bool inserted = std::find(normalized->begin(), normalized->end(), i) != normalized->end();
+    out.push_back(inserted ? kOne : *next++);
+  }
+  return Type::tensor(elem, std::move(out));
+}
+
+Type reduceRule(const ir::Node& node, int64_t opset, int64_t axes_input_since, const Type& input,
+                ShapeOracle& shapes) {
+  const int32_t elem = input.elemType();
+  const bool keepdims = node.intAttr("keepdims", 1) != 0;
+  if (!input.shape()) return Type::tensor(elem);
+  const Shape& in = *input.shape();
+  const auto rank = static_cast<int64_t>(in.size());
+  const ListOperand axes = listOperand(node, opset, axes_input_since, "axes", 1, shapes);
+  if (axes.given && !axes.values) {
+    return keepdims ? withUnknownDims(elem, rank) : Type::tensor(elem);
+  }
+  std::vector<int64_t> reduced;
+  if (axes.given && !axes.values->empty()) {
+    std::optional<std::vector<int64_t>> normalized = normalizeAxes(*axes.values, rank);
+    if (!normalized) return Type();
+    reduced = *std::move(normalized);
+  } else if (opset >= axes_input_since && node.intAttr("noop_with_empty_axes", 0) != 0) {
+    return input;
+  } else {
+    for (int64_t i = 0; i < rank; ++i) reduced.push_back(i);
+  }
+  Shape out;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (std::find(reduced.begin(), reduced.end(), i) == reduced.end()) {
+      out.push_back(in[i]);
+    } else if (keepdims) {
+      out.push_back(kOne);
+    }
+  }
+  return Type::tensor(elem, std::move(out));
+}
+
+Type splitRule(const ir::Node& node, size_t output_index, int64_t opset, const Type& input,
+               ShapeOracle& shapes) {
+  const int32_t elem = input.elemType();
+  if (!input.shape()) return Type::tensor(elem);
+  Shape out = *input.shape();
+  std::optional<int64_t> axis =
+      normalizeAxis(node.intAttr("axis", 0), static_cast<int64_t>(out.size()));
+  if (!axis) return Type();
+  const Dim whole = out[*axis];
+  const auto outputs = static_cast<int64_t>(node.numOutputs());
+  const ListOperand split = listOperand(node, opset, 13, "split", 1, shapes);
+  const ir::Attribute* num_outputs = opset >= 18 ? node.attr("num_outputs") : nullptr;
+  Dim part = Dim::unknown();
+  // Split-1 also takes the sizes as an optional input.
+  if (opset < 2 && node.input(1) != nullptr) {
+    out[*axis] = part;
+    return Type::tensor(elem, std::move(out));
+  }
+  if (split.given) {
+    if (split.values) {
+      if (static_cast<int64_t>(split.values->size()) != outputs) return Type();
+      part = Dim::known((*split.values)[output_index]);
+    }
+  } else if (num_outputs != nullptr) {
+    const int64_t count = num_outputs->i();
+    if (count != outputs || count <= 0) return Type();
+    if (whole.isKnown()) {
+      // Chunks of ceil(dim / count); the last one takes what is left.
+      const int64_t chunk = (whole.value() + count - 1) / count;
+      const int64_t size = static_cast<int64_t>(output_index) + 1 < count
+                               ? chunk
+                               : whole.value() - chunk * (count - 1);
+      if (size < 0) return Type();
+      part = Dim::known(size);
+    }
+  } else if (opset < 18 && whole.isKnown() && whole.value() % outputs == 0) {
+    part = Dim::known(whole.value() / outputs);
+  }
+  out[*axis] = part;
+  return Type::tensor(elem, std::move(out));
+}
+
+Type padRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOracle& shapes) {
+  const int32_t elem = input.elemType();
+  if (!input.shape()) return Type::tensor(elem);
+  Shape out = *input.shape();
+  const auto rank = static_cast<int64_t>(out.size());
+  const ListOperand pads = listOperand(node, opset, 11, opset < 2 ? "paddings" : "pads", 1, shapes);
+  if (!pads.given) return Type();
+  std::vector<int64_t> axes;
+  if (opset >= 18 && node.input(3) != nullptr) {
+    std::optional<std::vector<int64_t>> given = shapes.constantInts(*node.input(3));
+    if (!given) return withUnknownDims(elem, rank);
+    std::optional<std::vector<int64_t>> normalized = normalizeAxes(*given, rank);
+    if (!normalized) return Type();
+    axes = *std::move(normalized);
+  } else {
+    for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
+  }
+  if (!pads.values) {
+    for (int64_t axis : axes) out[axis] = Dim::unknown();
+    return Type::tensor(elem, std::move(out));
+  }
+  if (pads.values->size() != 2 * axes.size()) return Type();
+  for (size_t j = 0; j < axes.size(); ++j) {
+    const int64_t begin = (*pads.values)[j], end = (*pads.values)[j + axes.size()];
+    Dim& dim = out[axes[j]];
+    if (begin == 0 && end == 0) continue;
+    if (!dim.isKnown()) {
+      dim = Dim::unknown();
+      continue;
+    }
+    int64_t size;
+    if (__builtin_add_overflow(dim.value(), begin, &size) ||
+        __builtin_add_overflow(size, end, &size) || size < 0) {
+      return Type();
+    }
+    dim = Dim::known(size);
+  }
+  return Type::tensor(elem, std::move(out));
+}
+
+// A float constant's elements; nullopt when `value` is absent, not a constant or not float.
+std::optional<std::vector<double>> floatConstant(const ir::Value* value) {
+  if (value == nullptr) return std::nullopt;
+  absl::StatusOr<std::optional<ConstantView>> constant = readConstant(*value);
+  if (!constant.ok() || !*constant || (*constant)->elemType() != onnx::TensorProto::FLOAT) {
+    return std::nullopt;
+  }
+  return (*constant)->asDoubles();
+}
+
+Type resizeRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOracle& shapes) {
+  const int32_t elem = input.elemType();
+  if (!input.shape()) return Type::tensor(elem);
+  const Shape& in = *input.shape();
+  const auto rank = static_cast<int64_t>(in.size());
+  if (stringAttr(node, "coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize") {
+    return withUnknownDims(elem, rank);
+  }
+  std::vector<int64_t> axes;
+  if (opset >= 18 && node.attr("axes") != nullptr) {
+    std::optional<std::vector<int64_t>> given = intsAttr(node, "axes");
+    std::optional<std::vector<int64_t>> normalized =
+        given ? normalizeAxes(*given, rank) : std::nullopt;
+    if (!normalized) return Type();
+    axes = *std::move(normalized);
+  } else {
+    for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
+  }
+  Shape out = in;
+  const ir::Value* sizes_value = opset >= 11 ? node.input(3) : nullptr;
+  std::optional<std::vector<int64_t>> sizes =
+      sizes_value ? shapes.constantInts(*sizes_value) : std::nullopt;
+  if (sizes && !sizes->empty()) {
+    if (sizes->size() != axes.size()) return Type();
+    // The other policies scale by one factor for all axes, computed in float: not exact here.
+    if (opset >= 18 && stringAttr(node, "keep_aspect_ratio_policy", "stretch") != "stretch") {
+      return withUnknownDims(elem, rank);
+    }
+    for (size_t j = 0; j < axes.size(); ++j) {
+      if ((*sizes)[j] < 0) return Type();
+      out[axes[j]] = Dim::known((*sizes)[j]);
+    }
+    return Type::tensor(elem, std::move(out));
+  }
+  std::optional<std::vector<double>> scales = floatConstant(node.input(opset >= 11 ? 2 : 1));
+  if (!scales || scales->size() != axes.size()) return withUnknownDims(elem, rank);
+  for (size_t j = 0; j < axes.size(); ++j) {
+    Dim& dim = out[axes[j]];
+    const double scale = (*scales)[j];
+    if (scale == 1.0) continue;
+    if (!dim.isKnown() || !(scale > 0) || scale > 1e9) {
+      dim = Dim::unknown();
+      continue;
+    }
+    // ONNX Runtime multiplies in float, the spec in exact arithmetic: a size both agree on.
+    const double in_float = std::floor(static_cast<float>(dim.value()) * static_cast<float>(scale));
+    const double in_double = std::floor(static_cast<double>(dim.value()) * scale);
+    dim = in_float == in_double ? Dim::known(static_cast<int64_t>(in_double)) : Dim::unknown();
+  }
+  return Type::tensor(elem, std::move(out));
+}
+
+Type concatRule(const ir::Node& node, InputTypeFn input_type) {
+  const int32_t elem = node.numInputs() > 0 ? input_type(0).elemType() : 0;
+  const ir::Attribute* axis_attribute = node.attr("axis");
+  std::optional<Shape> out;
+  for (size_t i = 0; i < node.numInputs(); ++i) {
+    const std::optional<Shape>& shape = input_type(i).shape();
+    if (!shape || (out && shape->size() != out->size())) return Type::tensor(elem);
+    if (!out) out = *shape;
+  }
+  if (!out) return Type::tensor(elem);
+  std::optional<int64_t> axis = normalizeAxis(axis_attribute ? axis_attribute->i() : 1,
+                                              static_cast<int64_t>(out->size()));
+  if (!axis) return Type();
+  int64_t total = 0;
+  bool total_known = true;
+  for (size_t i = 0; i < node.numInputs(); ++i) {
+    const Shape& shape = *input_type(i).shape();
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (static_cast<int64_t>(d) == *axis) {
+        total_known = total_known && shape[d].isKnown();
+        if (total_known && __builtin_add_overflow(total, shape[d].value(), &total)) return Type();
+        continue;
+      }
+      Dim& merged = (*out)[d];
+      if (shape[d].isKnown()) {
+        if (merged.isKnown() && merged.value() != shape[d].value()) return Type();
+        merged = shape[d];
+      } else if (!merged.isKnown() && !merged.provablyEquals(shape[d])) {
+        merged = Dim::unknown();
+      }
+    }
+  }
+  (*out)[*axis] = total_known ? Dim::known(total) : Dim::unknown();
+  return Type::tensor(elem, std::move(out));
+}
+
+Type gatherRule(const ir::Node& node, const Type& data, const Type& indices) {
+  const int32_t elem = data.elemType();
+  if (!data.shape() || !indices.shape()) return Type::tensor(elem);
+  const Shape& in = *data.shape();
+  std::optional<int64_t> axis =
+      normalizeAxis(node.intAttr("axis", 0), static_cast<int64_t>(in.size()));
+  if (!axis) return Type();
+  Shape out(in.begin(), in.begin() + *axis);
+  out.insert(out.end(), indices.shape()->begin(), indices.shape()->end());
+  out.insert(out.end(), in.begin() + *axis + 1, in.end());
+  return Type::tensor(elem, std::move(out));
+}
+
+Type sliceRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOracle& shapes) {
+  const int32_t elem = input.elemType();
+  if (!input.shape()) return Type::tensor(elem);
+  Shape out = *input.shape();
+  const auto rank = static_cast<int64_t>(out.size());
+  std::optional<std::vector<int64_t>> starts, ends, axes, steps;
+  auto operand = [&](size_t index) -> std::optional<std::vector<int64_t>> {
+    const ir::Value* value = node.input(index);
+    return value ? shapes.constantInts(*value) : std::nullopt;
+  };
+  if (opset < 10) {
+    starts = intsAttr(node, "starts");
+    ends = intsAttr(node, "ends");
+    axes = node.attr("axes") ? intsAttr(node, "axes") : std::vector<int64_t>();
+    steps = std::vector<int64_t>();
+  } else {
+    starts = operand(1);
+    ends = operand(2);
+    axes = node.input(3) ? operand(3) : std::vector<int64_t>();
+    steps = node.input(4) ? operand(4) : std::vector<int64_t>();
+  }
+  if (!starts || !ends || !axes || !steps) return withUnknownDims(elem, rank);
+  const size_t count = starts->size();
+  if (axes->empty()) {
+    for (size_t i = 0; i < count; ++i) axes->push_back(static_cast<int64_t>(i));
+  }
+  if (steps->empty()) steps->assign(count, 1);
+  if (ends->size() != count || axes->size() != count || steps->size() != count) return Type();
+  std::optional<std::vector<int64_t>> normalized = normalizeAxes(*axes, rank);
+  if (!normalized) return Type();
+  for (size_t j = 0; j < count; ++j) {
+    Dim& dim = out[(*normalized)[j]];
+    const int64_t start = (*starts)[j], end = (*ends)[j], step = (*steps)[j];
+    if (step == 0) return Type();
+    if (dim.isKnown()) {
+      dim = Dim::known(sliceRange(dim.value(), start, end, step)->count);
+    } else if (!(start == 0 && step == 1 && end == std::numeric_limits<int64_t>::max())) {
+      dim = Dim::unknown();
+    }
+  }
+  return Type::tensor(elem, std::move(out));
+}
+
+Type tileRule(const ir::Node& node, const Type& input, ShapeOracle& shapes) {
+  const int32_t elem = input.elemType();
+  if (!input.shape()) return Type::tensor(elem);
+  Shape out = *input.shape();
+  std::optional<std::vector<int64_t>> repeats =
+      node.input(1) ? shapes.constantInts(*node.input(1)) : std::nullopt;
+  if (!repeats) return withUnknownDims(elem, static_cast<int64_t>(out.size()));
+  if (repeats->size() != out.size()) return Type();
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t repeat = (*repeats)[i];
+    if (repeat < 0) return Type();
+    if (repeat == 1) continue;
+    std::optional<int64_t> size =
+        out[i].isKnown() ? checkedProduct(out[i].value(), repeat) : std::nullopt;
+    out[i] = size ? Dim::known(*size) : Dim::unknown();
+  }
+  return Type::tensor(elem, std::move(out));
+}
+
+}  // namespace
+
+std::optional<SliceRange> sliceRange(int64_t dim, int64_t start, int64_t end, int64_t step) {
+  if (step == 0 || dim < 0) return std::nullopt;
+  if (dim == 0) return SliceRange{0, step, 0};
+  if (start < 0) start += dim;
+  if (end < 0) end += dim;
+  SliceRange range;
+  range.step = step;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    const auto distance = static_cast<uint64_t>(std::max<int64_t>(end - start, 0));
+    range.count = static_cast<int64_t>((distance + static_cast<uint64_t>(step) - 1) /
+                                       static_cast<uint64_t>(step));
+  } else {
+    start = std::clamp<int64_t>(start, 0, dim - 1);
+    end = std::clamp<int64_t>(end, -1, dim - 1);
+    // -step without overflow for the smallest int64.
+    const uint64_t magnitude = static_cast<uint64_t>(-(step + 1)) + 1;
+    const auto distance = static_cast<uint64_t>(std::max<int64_t>(start - end, 0));
+    range.count = static_cast<int64_t>((distance + magnitude - 1) / magnitude);
+  }
+  range.first = range.count > 0 ? start : 0;
+  return range;
+}
+
+const Type& ShapeOracle::inferredTypeOf(const ir::Value& value) {
+  return resolveInferred(value).type;
+}
+
+const ShapeOracle::Inferred& ShapeOracle::resolveInferred(const ir::Value& value) {
+  // As resolve(): producers first, without recursion.
+  absl::InlinedVector<const ir::Value*, 8> pending = {&value};
+  while (!pending.empty()) {
+    const ir::Value* current = pending.back();
+    if (inferred_.contains(current)) {
+      pending.pop_back();
+      continue;
+    }
+    bool ready = true;
+    if (const ir::Node* producer = current->producer()) {
+      for (const ir::Value* input : producer->inputs()) {
+        if (input && !inferred_.contains(input)) {
+          pending.push_back(input);
+          ready = false;
+        }
+      }
+    }
+    if (!ready) continue;
+    pending.pop_back();
+    inferred_.emplace(current, inferFromInputs(*current));
+  }
+  return inferred_.at(&value);
+}
+
+ShapeOracle::Inferred ShapeOracle::inferFromInputs(const ir::Value& value) {
+  const ir::Node* producer = value.producer();
+  if (producer == nullptr) {
+    if (value.isInitializer() && !value.isGraphInput()) {
+      Shape shape;
+      for (int64_t dim : value.initializer()->dims()) shape.push_back(Dim::known(dim));
+      return {Type::tensor(value.initializer()->dataType(), std::move(shape)), true};
+    }
+    // The caller feeds a main-graph input with its declared shape (ONNX Runtime checks it); a
+    // subgraph's inputs are what its node passes, which the declaration may not describe.
+    if (value.isGraphInput() && value.graph()->parentNode() == nullptr && value.inputInfo() &&
+        value.inputInfo()->has_type()) {
+      return {Type::fromProto(value.inputInfo()->type()), true};
+    }
+    return {Type::tensor(value.type().elemType()), false};
+  }
+  if (!producer->op().domain().empty() || hasSubgraphs(*producer)) return {Type(), false};
+  bool trusted = libonnxKnows(*producer);
+  for (const ir::Value* input : producer->inputs()) {
+    if (input && !inferred_.at(input).onnx_trusted) trusted = false;
+  }
+  Type type = applyLocalRule(*producer, value.producerOutputIndex(), /*inferred_only=*/true);
+  if (trusted && !fullyKnown(type)) {
+    if (!onnx_inference_ran_) runOnnxShapeInference();
+    auto onnx = onnx_inferred_.find(&value);
+    if (onnx != onnx_inferred_.end()) type = merge(std::move(type), onnx->second);
+  }
+  return {std::move(type), trusted};
+}
+
+Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool inferred_only) {
   // The driver loop in typeOf() resolved every input before asking for this rule.
   auto input_type = [&](size_t i) -> const Type& {
     const ir::Value* input = node.input(i);
-    return input == nullptr ? kNothingKnown : typeOf(*input);
+    if (input == nullptr) return kNothingKnown;
+    return inferred_only ? inferredTypeOf(*input) : typeOf(*input);
   };
-  const RuleOf* rule = output_index == 0 ? ruleFor(node) : nullptr;
-  if (rule == nullptr) return Type();
+  const RuleOf* rule = ruleFor(node);
+  if (rule == nullptr || (output_index != 0 && rule->rule != Rule::kSplit)) return Type();
+  const int64_t opset = opsetOf(node).value_or(0);
   switch (rule->rule) {
+    case Rule::kConstant:
+      return constantRule(node);
+    case Rule::kShape:
+      return shapeRule(node, opset, input_type(0));
+    case Rule::kSize:
+      return Type::tensor(onnx::TensorProto::INT64, Shape{});
+    case Rule::kCastLike:
+      return Type::tensor(input_type(1).elemType(), input_type(0).shape());
+    case Rule::kConstantOfShape:
+      return constantOfShapeRule(node, input_type(0), *this);
+    case Rule::kSqueeze:
+      return squeezeRule(node, opset, input_type(0), *this);
+    case Rule::kUnsqueeze:
+      return unsqueezeRule(node, opset, input_type(0), *this);
+    case Rule::kReduce:
+      return reduceRule(node, opset, rule->since, input_type(0), *this);
+    case Rule::kSplit:
+      return splitRule(node, output_index, opset, input_type(0), *this);
+    case Rule::kPad:
+      return padRule(node, opset, input_type(0), *this);
+    case Rule::kResize:
+      return resizeRule(node, opset, input_type(0), *this);
+    case Rule::kConcat:
+      return concatRule(node, input_type);
+    case Rule::kGather:
+      return gatherRule(node, input_type(0), input_type(1));
+    case Rule::kGatherElements:
+      return Type::tensor(input_type(0).elemType(), input_type(1).shape());
+    case Rule::kSlice:
+      return sliceRule(node, opset, input_type(0), *this);
+    case Rule::kTile:
+      return tileRule(node, input_type(0), *this);
+    case Rule::kNonZero: {
+      const std::optional<int64_t> rank = input_type(0).rank();
+      return Type::tensor(onnx::TensorProto::INT64,
+                          Shape{rank ? Dim::known(*rank) : Dim::unknown(), Dim::unknown()});
+    }
     case Rule::kSameAsInput:
       return input_type(0);
     case Rule::kCast: {
@@ -465,6 +1128,9 @@ void ShapeOracle::runOnnxShapeInference() {
   onnx::ModelProto inferred;
   inferred.CopyFrom(proto);
   exporter.restore();
+  // Inference from the graphs' inputs alone: a wrong value_info or output declaration would
+  // otherwise flow into what it infers downstream.
+  forgetDeclaredShapes(*inferred.mutable_graph());
   try {
     // ONNX 1.12's data propagation for Shape (opset 15+) dereferences its input's type without a
     // check, and crashes when inference left that input untyped (the output of a custom op, or of

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "test_models.h"
 
@@ -142,10 +144,10 @@ g (float[N,4] X) => (float[N,4] Y) { Y = Relu(X) }
 TEST(ShapeOracleTest, SubgraphValuesKeepAnswersApartFromTheMainGraph) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 13]>
-g (float[N,4] X, bool C) => (float[N,4] Y, int64[2,3] Z) {
+g (float[N,4] X, bool C) => (float[N,4] Y, int64[6] Z) {
   Y = Relu(X)
-  Z = If(C) <then_branch = t () => (int64[2,3] a) { a = Constant<value_ints = [1, 2, 3, 4, 5, 6]>() },
-             else_branch = e () => (int64[2,3] b) { b = Constant<value_ints = [6, 5, 4, 3, 2, 1]>() }>
+  Z = If(C) <then_branch = t () => (int64[6] a) { a = Constant<value_ints = [1, 2, 3, 4, 5, 6]>() },
+             else_branch = e () => (int64[6] b) { b = Constant<value_ints = [6, 5, 4, 3, 2, 1]>() }>
 }
 )");
   ASSERT_NE(model, nullptr);
@@ -158,7 +160,7 @@ g (float[N,4] X, bool C) => (float[N,4] Y, int64[2,3] Z) {
   EXPECT_EQ(oracle.typeOf(x).elemType(), onnx::TensorProto::FLOAT);
   EXPECT_EQ(oracle.typeOf(a).elemType(), onnx::TensorProto::INT64);
   EXPECT_EQ(oracle.typeOf(x).shape(), shape({s("N"), k(4)}));
-  EXPECT_EQ(oracle.typeOf(a).shape(), shape({k(2), k(3)}));
+  EXPECT_EQ(oracle.typeOf(a).shape(), shape({k(6)}));
 }
 
 // forget() drops the answers about a changed node's outputs, and only those.
@@ -213,6 +215,180 @@ g (float[N,4] X) => (float[N,4] Y) <int64[1] target = {4}> { Y = Expand(X, targe
   proto.set_dims(0, (int64_t{1} << 61) + 1);  // times 8 wraps around to 8 bytes
   ShapeOracle oracle(*model);
   EXPECT_EQ(oracle.constantInts(target), std::nullopt);
+}
+
+
+// ---- onnx-opt's own rules for the shape ops, at opsets 18 to 23 where libonnx knows nothing.
+
+// The inferred shape of `name` in `text`'s model, as inferredTypeOf() gives it.
+std::optional<Shape> inferredShape(ir::Model& model, const char* name) {
+  ShapeOracle oracle(model);
+  return oracle.inferredTypeOf(*model.graph().findValue(name)).shape();
+}
+
+TEST(ShapeRulesTest, ReduceAxesAsInputFromOpset18) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 18]>
+g (float[2,3,4] X, int64[1] dynamic) => (float[2,1,4] A, float[2,4] B, float[1,1,1] C, float[2,3,4] D, float[2,3,4] E, float[?,?,?] F)
+<int64[1] axes = {-2}, int64[0] empty = {}>
+{
+  A = ReduceMean(X, axes)
+  B = ReduceMax<keepdims = 0>(X, axes)
+  C = ReduceProd(X)
+  D = ReduceMin<noop_with_empty_axes = 1>(X)
+  E = ReduceL2<noop_with_empty_axes = 1>(X, empty)
+  F = ReduceMean(X, dynamic)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(inferredShape(*model, "A"), shape({k(2), k(1), k(4)}));
+  EXPECT_EQ(inferredShape(*model, "B"), shape({k(2), k(4)}));
+  EXPECT_EQ(inferredShape(*model, "C"), shape({k(1), k(1), k(1)}));
+  EXPECT_EQ(inferredShape(*model, "D"), shape({k(2), k(3), k(4)}));
+  EXPECT_EQ(inferredShape(*model, "E"), shape({k(2), k(3), k(4)}));
+  EXPECT_EQ(inferredShape(*model, "F"), shape({Dim::unknown(), Dim::unknown(), Dim::unknown()}))
+      << "keepdims: the rank is known, the reduced axes are not";
+}
+
+TEST(ShapeRulesTest, ReduceAxesAttributeBeforeOpset18) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] X) => (float[2,4] A, float[1,3,1] B)
+<int64[2] axes = {0, 2}>
+{
+  A = ReduceMean<axes = [1], keepdims = 0>(X)
+  B = ReduceSum(X, axes)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(inferredShape(*model, "A"), shape({k(2), k(4)}));
+  EXPECT_EQ(inferredShape(*model, "B"), shape({k(1), k(3), k(1)})) << "ReduceSum-13 takes an input";
+}
+
+TEST(ShapeRulesTest, SplitBySizesEvenlyAndNumOutputs) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 18]>
+g (float[N,7] X, float[6] V) => (float[N,3] A, float[N,3] B, float[N,1] C, float[N,2] D, float[N,5] E, float[3] F, float[3] G)
+<int64[2] sizes = {2, 5}>
+{
+  A, B, C = Split<axis = 1, num_outputs = 3>(X)
+  D, E = Split<axis = -1>(X, sizes)
+  F, G = Split<num_outputs = 2>(V)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(inferredShape(*model, "A"), shape({s("N"), k(3)}));
+  EXPECT_EQ(inferredShape(*model, "C"), shape({s("N"), k(1)}));
+  EXPECT_EQ(inferredShape(*model, "E"), shape({s("N"), k(5)}));
+  EXPECT_EQ(inferredShape(*model, "G"), shape({k(3)}));
+  auto old = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[6,7] X) => (float[3,7] A, float[3,7] B, float[?,?] C, float[?,?] D) {
+  A, B = Split(X)
+  C, D = Split<axis = 1>(X)
+}
+)");
+  ASSERT_NE(old, nullptr);
+  EXPECT_EQ(inferredShape(*old, "B"), shape({k(3), k(7)}));
+  EXPECT_EQ(inferredShape(*old, "D"), shape({k(6), Dim::unknown()})) << "7 does not split evenly";
+}
+
+TEST(ShapeRulesTest, PadResizeSqueezeUnsqueezeAtNewOpsets) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 21]>
+g (float[N,3,4] X, int64[2] dynamic) => (float[N,3,7] P, float[N,6,8] R, float[N,4] S, float[1,N,3,4] U, float[?,?,?] Q)
+<int64[2] pads = {1, 2}, int64[1] axes = {2}, float[3] scales = {1.0, 2.0, 2.0}, int64[1] zero = {0}>
+{
+  P = Pad(X, pads, , axes)
+  R = Resize(X, , scales)
+  S = Squeeze(T, zero)
+  T = Unsqueeze(X, zero)
+  U = Identity(T)
+  Q = Pad(X, dynamic, , axes)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(inferredShape(*model, "P"), shape({s("N"), k(3), k(7)}));
+  EXPECT_EQ(inferredShape(*model, "R"), shape({s("N"), k(6), k(8)}));
+  EXPECT_EQ(inferredShape(*model, "U"), shape({k(1), s("N"), k(3), k(4)}));
+  EXPECT_EQ(inferredShape(*model, "S"), shape({s("N"), k(3), k(4)}));
+  EXPECT_EQ(inferredShape(*model, "Q"), shape({s("N"), k(3), Dim::unknown()}));
+}
+
+TEST(ShapeRulesTest, ResizeDeclinesWhereFloatAndExactArithmeticDisagree) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 19]>
+g (float[1,1,10,3] X) => (float[?,?,?,?] R, float[?,?,?,?] S)
+<float[4] scales = {1.0, 1.0, 0.7, 1.0}, int64[4] sizes = {1, 1, 5, 9}>
+{
+  R = Resize(X, , scales)
+  S = Resize(X, , , sizes)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  // 10 * 0.7 is 7 exactly, but 0.7f is a little less than 0.7, and float gives 6.9999995.
+  EXPECT_EQ(inferredShape(*model, "R"), shape({k(1), k(1), Dim::unknown(), k(3)}));
+  EXPECT_EQ(inferredShape(*model, "S"), shape({k(1), k(1), k(5), k(9)}));
+}
+
+TEST(ShapeRulesTest, ShapeSizeConcatGatherSliceTileConstantOfShape) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 19]>
+g (float[N,3,4] X) => (int64[2] A, int64 B, float[N,3,8] C, float[N,2,4] D, float[N,1,4] E, float[N,6,4] F, float[2,3] G)
+<int64[2] two = {0, 2}, int64[1] starts = {-1}, int64[1] ends = {-100}, int64[1] axes = {1}, int64[1] steps = {-5},
+ int64[3] repeats = {1, 2, 1}, int64[2] dims = {2, 3}>
+{
+  A = Shape<start = -2>(X)
+  B = Size(X)
+  C = Concat<axis = -1>(X, X)
+  D = Gather<axis = 1>(X, two)
+  E = Slice(X, starts, ends, axes, steps)
+  F = Tile(X, repeats)
+  G = ConstantOfShape(dims)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(inferredShape(*model, "A"), shape({k(2)}));
+  EXPECT_EQ(inferredShape(*model, "B"), shape({}));
+  EXPECT_EQ(inferredShape(*model, "C"), shape({s("N"), k(3), k(8)}));
+  EXPECT_EQ(inferredShape(*model, "D"), shape({s("N"), k(2), k(4)}));
+  EXPECT_EQ(inferredShape(*model, "E"), shape({s("N"), k(1), k(4)}));
+  EXPECT_EQ(inferredShape(*model, "F"), shape({s("N"), k(6), k(4)}));
+  EXPECT_EQ(inferredShape(*model, "G"), shape({k(2), k(3)}));
+}
+
+// Declarations of intermediate values are not believed, nor anything after another domain's op.
+TEST(ShapeRulesTest, InferredTypesIgnoreDeclarationsAndOtherDomains) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13, "com.example" : 1]>
+g (float[2,3] X) => (float[9,9] Y, float[2,3] Z)
+<float[5,5] A, float[2,3] C>
+{
+  A = Relu(X)
+  Y = Identity(A)
+  C = com.example.Op(X)
+  Z = Relu(C)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ShapeOracle oracle(*model);
+  const ir::Graph& graph = model->graph();
+  EXPECT_EQ(oracle.typeOf(*graph.findValue("A")).shape(), shape({k(5), k(5)})) << "declared";
+  EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("A")).shape(), shape({k(2), k(3)}));
+  EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("Y")).shape(), shape({k(2), k(3)}));
+  EXPECT_FALSE(oracle.inferredTypeOf(*graph.findValue("C")).shape().has_value());
+  EXPECT_FALSE(oracle.inferredTypeOf(*graph.findValue("Z")).shape().has_value());
+}
+
+TEST(ShapeRulesTest, SliceRangeClampsAsTheSpecSays) {
+  EXPECT_EQ(sliceRange(5, 1, std::numeric_limits<int64_t>::max(), 1)->count, 4);
+  EXPECT_EQ(sliceRange(5, -1, std::numeric_limits<int64_t>::min(), -1)->count, 5);
+  EXPECT_EQ(sliceRange(5, -1, std::numeric_limits<int64_t>::min(), -1)->first, 4);
+  EXPECT_EQ(sliceRange(5, 0, 5, std::numeric_limits<int64_t>::min())->count, 0);
+  EXPECT_EQ(sliceRange(5, 4, 0, std::numeric_limits<int64_t>::min())->count, 1);
+  EXPECT_EQ(sliceRange(5, 0, 5, 2)->count, 3);
+  EXPECT_EQ(sliceRange(0, -1, 0, -1)->count, 0);
+  EXPECT_FALSE(sliceRange(5, 0, 5, 0).has_value());
 }
 
 }  // namespace

@@ -339,6 +339,11 @@ class ONNXOPT_API Graph {
   // Finds a value defined in this graph (not outer scopes) by name; O(size of the graph).
   Value* findValue(absl::string_view name) const;
 
+  // Every type declaration of this graph, not of its subgraphs: its inputs', its outputs', and
+  // its value_info entries (orphaned ones included), for edits that change what is declared but
+  // no value, such as fixing a dynamic dim. Counts as a modification of the graph.
+  std::vector<onnx::ValueInfoProto*> mutableDeclarations();
+
   // The GraphProto without nodes, inputs, outputs, initializers and value_info: name, doc
   // string, quantization annotations, unknown fields.
   const onnx::GraphProto& proto() const { return *proto_; }

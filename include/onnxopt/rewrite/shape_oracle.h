@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/status/statusor.h"
 #include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
@@ -43,6 +44,14 @@ class ONNXOPT_API ShapeOracle {
   std::optional<int64_t> rankOf(const ir::Value& value);
   int32_t elemTypeOf(const ir::Value& value) { return typeOf(value).elemType(); }
 
+  // The type that follows from the graph's inputs (main graph), initializers and Constant nodes
+  // alone, through the local rules and ONNX's inference: never from a declaration of an
+  // intermediate value (value_info, graph outputs), which may be wrong. Unknown: the outputs of
+  // other domains' ops and of nodes with subgraphs, the shapes of a subgraph's inputs, and what
+  // ONNX inferred for a node whose inputs depend on an op libonnx does not know at the model's
+  // opset (its opset-17 schema would guess). What shape folding reads. Memoized like typeOf().
+  const ir::Type& inferredTypeOf(const ir::Value& value);
+
   // The int64 contents of a constant (an initializer that is not also a graph input, or a
   // Constant node's `value`/`value_ints`), e.g. an Expand target shape; nullopt otherwise.
   std::optional<std::vector<int64_t>> constantInts(const ir::Value& value);
@@ -60,8 +69,19 @@ class ONNXOPT_API ShapeOracle {
   // typeOf() for a value without an answer yet.
   const ir::Type& resolve(const ir::Value& value);
   ir::Type infer(const ir::Value& value);
-  ir::Type applyLocalRule(const ir::Node& node, size_t output_index);
+  // The rule's type of the node's output from its inputs' typeOf(), or with `inferred_only`
+  // their inferredTypeOf().
+  ir::Type applyLocalRule(const ir::Node& node, size_t output_index, bool inferred_only = false);
   void runOnnxShapeInference();
+
+  // inferredTypeOf()'s answer, and whether ONNX's inference of the value may be believed: every
+  // node it depends on is one libonnx knows at the model's opset.
+  struct Inferred {
+    ir::Type type;
+    bool onnx_trusted = false;
+  };
+  const Inferred& resolveInferred(const ir::Value& value);
+  Inferred inferFromInputs(const ir::Value& value);
 
   // The answer about `value`, null when there is none yet. Inline: typeOf() asks it several
   // times per question.
@@ -89,6 +109,7 @@ class ONNXOPT_API ShapeOracle {
   const ir::Graph* last_graph_ = nullptr;
   std::vector<const ir::Type*>* last_answers_ = nullptr;
   absl::flat_hash_map<const ir::Value*, ir::Type> onnx_inferred_;
+  absl::node_hash_map<const ir::Value*, Inferred> inferred_;
   bool onnx_inference_ran_ = false;
 };
 
@@ -101,6 +122,17 @@ ONNXOPT_API std::optional<ir::Shape> broadcastShapes(const ir::Shape& a, const i
 // Whether `from` provably broadcasts unidirectionally to `to` without changing it: its rank is
 // not larger and every dim (right-aligned) is a known 1 or provably equal to `to`'s dim.
 ONNXOPT_API bool broadcastsUnidirectionally(const ir::Shape& from, const ir::Shape& to);
+
+// Which elements of a dim of size `dim` Slice takes for `start`, `end` and `step` (clamped as
+// the spec says: negative values count from the end): `count` of them, from `first` by `step`.
+// nullopt for a step of 0.
+struct SliceRange {
+  int64_t first = 0;
+  int64_t step = 1;
+  int64_t count = 0;
+};
+ONNXOPT_API std::optional<SliceRange> sliceRange(int64_t dim, int64_t start, int64_t end,
+                                                 int64_t step);
 
 // Whether every dim of the two shapes is provably equal (same rank, same known sizes or symbols).
 ONNXOPT_API bool provablyEqual(const ir::Shape& a, const ir::Shape& b);
