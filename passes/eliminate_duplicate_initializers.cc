@@ -11,7 +11,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
-#include "onnxopt/pass/analysis.h"
 #include "onnxopt/pass/pass.h"
 #include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/tensor_util.h"
@@ -104,20 +103,12 @@ class EliminateDuplicateInitializers final : public Pass {
           kept.push_back(member);
           continue;
         }
-        readThrough(*member, *original, context);
+        replaceAllUsesRecorded(*member, *original, context);
         graph.removeInitializer(member);
         ++removed;
       }
     }
     return removed;
-  }
-
-  static void readThrough(ir::Value& duplicate, ir::Value& original, PassContext& context) {
-    for (const ir::Use& use : std::vector<ir::Use>(duplicate.uses().begin(), duplicate.uses().end())) {
-      if (context.journal() != nullptr) context.journal()->touch(use.user());
-      if (context.analyses() != nullptr) context.analyses()->nodeChanged(*use.user());
-    }
-    duplicate.replaceAllUsesWith(&original);
   }
 };
 

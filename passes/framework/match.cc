@@ -14,6 +14,17 @@ bool hasSingleReader(const ir::Value& value) {
   return value.hasOneUse() && !value.uses().front().isGraphOutput();
 }
 
+bool isDeterministic(const ir::Node& node) {
+  static constexpr absl::string_view kRandom[] = {
+      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+      "Multinomial",  "Bernoulli",     "Dropout"};
+  if (!node.op().domain().empty()) return false;
+  for (const absl::string_view op : kRandom) {
+    if (node.opType() == op) return false;
+  }
+  return true;
+}
+
 std::string dimText(const ir::Dim& dim) {
   if (dim.isKnown()) return absl::StrCat(dim.value());
   if (dim.isSymbolic()) return dim.symbol();

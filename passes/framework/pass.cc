@@ -105,4 +105,13 @@ PassOption<int64_t>::Check atLeast(int64_t minimum) {
   };
 }
 
+void replaceAllUsesRecorded(ir::Value& from, ir::Value& to, PassContext& context) {
+  for (const ir::Use& use : from.uses()) {
+    if (use.user() == nullptr) continue;
+    if (context.journal() != nullptr) context.journal()->touch(use.user());
+    if (context.analyses() != nullptr) context.analyses()->nodeChanged(*use.user());
+  }
+  from.replaceAllUsesWith(&to);
+}
+
 }  // namespace onnxopt

@@ -100,6 +100,11 @@ class PassContext {
   std::vector<std::string> warnings_;
 };
 
+// For a pass that edits the IR without a rewriter: every reader of `from` reads `to` instead,
+// and the journal and the analyses learn which nodes changed, so a later round revisits them.
+// Graph outputs move too: the caller checks from.isGraphOutput() first where names matter.
+ONNXOPT_API void replaceAllUsesRecorded(ir::Value& from, ir::Value& to, PassContext& context);
+
 // One option of a pass, as the pipeline text and --list-passes see it.
 class ONNXOPT_API PassOptionBase {
  public:

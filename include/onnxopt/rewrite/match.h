@@ -22,6 +22,12 @@ ONNXOPT_API bool hasSingleReader(const ir::Value& value);
 inline bool isKnownOne(const ir::Dim& dim) { return dim.isKnown() && dim.value() == 1; }
 inline bool isKnownNotOne(const ir::Dim& dim) { return dim.isKnown() && dim.value() != 1; }
 
+// Whether the node computes the same outputs every time it runs on the same inputs: an ONNX
+// operator of the default domain other than the random ones (RandomNormal, RandomUniform, their
+// Like forms, Multinomial, Bernoulli) and Dropout (random in training mode). Other domains are
+// not known to be deterministic.
+ONNXOPT_API bool isDeterministic(const ir::Node& node);
+
 // The dim `i` places from the right (0: the last axis), if the shape is known and has it: how
 // broadcasting aligns shapes.
 inline std::optional<ir::Dim> dimFromRight(const std::optional<ir::Shape>& shape, size_t i) {
