@@ -1,0 +1,127 @@
+// eliminate-nop-dropout: an inference Dropout's output is its input, so its readers read the
+// input. Inference is: `is_test` set before opset 7, always from 7 to 11, and from 12 a
+// `training_mode` that is absent or a constant false (the ratio then does not matter). A used mask
+// is replaced only from opset 12, by ConstantOfShape(true) of the input's fully known shape: ONNX
+// Runtime returns all-false masks for opsets 7 to 11 (zeros of T before 10), which the spec does
+// not define, so there the pass declines. See docs/passes/eliminate-nop-dropout.md.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "onnxopt/rewrite/constant.h"
+#include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/schema.h"
+#include "onnxopt/rewrite/tensor_util.h"
+
+namespace onnxopt {
+namespace {
+
+constexpr int64_t kFirstOpsetWithTrainingMode = 12;
+
+// Whether the Dropout runs in inference mode: "" when it does, the reason otherwise. An error for
+// a malformed node.
+absl::StatusOr<std::string> whyNotInference(const ir::Node& dropout, int64_t opset) {
+  if (opset < 7) {
+    absl::StatusOr<int64_t> is_test = getIntOr(dropout, "is_test", 0);
+    if (!is_test.ok()) return is_test.status();
+    return std::string(*is_test != 0 ? "" : "is_test is not set: the Dropout trains");
+  }
+  if (opset < kFirstOpsetWithTrainingMode) return std::string();
+  const ir::Value* training_mode = dropout.input(2);
+  if (training_mode == nullptr) return std::string();
+  absl::StatusOr<std::optional<ConstantView>> constant = readConstant(*training_mode);
+  if (!constant.ok()) return constant.status();
+  if (!*constant) return absl::StrCat("training_mode '", training_mode->name(), "' is not a constant");
+  const std::optional<std::vector<int64_t>> values = (*constant)->asInts();
+  if ((*constant)->elemType() != onnx::TensorProto::BOOL || !values || values->size() != 1) {
+    return absl::StrCat("training_mode '", training_mode->name(), "' is not one bool");
+  }
+  return std::string((*values)[0] == 0 ? "" : "training_mode is true");
+}
+
+// The sizes of a fully known shape; nullopt when a dim is symbolic or unknown.
+std::optional<std::vector<int64_t>> knownSizes(const std::optional<ir::Shape>& shape) {
+  if (!shape) return std::nullopt;
+  std::vector<int64_t> sizes;
+  sizes.reserve(shape->size());
+  for (const ir::Dim& dim : *shape) {
+    if (!dim.isKnown()) return std::nullopt;
+    sizes.push_back(dim.value());
+  }
+  return sizes;
+}
+
+onnx::TensorProto oneElementTrue() {
+  return makeTensor(onnx::TensorProto::BOOL, {1}, std::string(1, '\1'));
+}
+
+class RemoveInferenceDropout final : public RewritePattern {
+ public:
+  RemoveInferenceDropout() : RewritePattern("remove-inference-dropout", {"Dropout", 1}) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& dropout, PatternRewriter& rewriter) const override {
+    ir::Value* input = dropout.input(0);
+    const ir::Value* output = dropout.output(0);
+    if (input == nullptr || output == nullptr) return failure();
+    const int64_t opset = rewriter.opsetVersion(dropout).value_or(0);
+    absl::StatusOr<std::string> why_not = whyNotInference(dropout, opset);
+    if (!why_not.ok()) return rewriter.emitError(dropout, why_not.status());
+    if (!why_not->empty()) return rewriter.notifyMatchFailure(dropout, *why_not);
+
+    const ir::Value* mask = dropout.output(1);
+    const bool mask_used = mask != nullptr && mask->hasUses();
+    std::optional<std::vector<int64_t>> mask_dims;
+    if (mask_used) {
+      if (opset < kFirstOpsetWithTrainingMode) {
+        return rewriter.notifyMatchFailure(
+            dropout, "the mask is read, and before opset 12 its inference value is not defined "
+                     "(ONNX Runtime returns all false)");
+      }
+      mask_dims = knownSizes(rewriter.shapes().typeOf(*input).shape());
+      if (!mask_dims) {
+        return rewriter.notifyMatchFailure(dropout, [&] {
+          return absl::StrCat("the mask is read, and the input's shape ",
+                              shapeText(rewriter.shapes().typeOf(*input).shape()),
+                              " is not fully known");
+        });
+      }
+    }
+    const bool output_moves = rewriter.canReplaceAnyUseWith(*output, *input);
+    if (!output_moves && !mask_used) {
+      return rewriter.notifyMatchFailure(dropout, "only graph outputs read it, and they keep it");
+    }
+    if (failed(rewriter.match(dropout))) return failure();
+    if (output_moves) rewriter.replaceUsesWhereAllowed(*output, *input);
+    if (mask_used) {
+      ir::Value* shape = rewriter.createInitializer(mask->name() + "_shape",
+                                                    makeInt64Tensor(*mask_dims));
+      ir::Node* all_true = rewriter.createNode("ConstantOfShape", {shape}, {mask->name()});
+      rewriter.setAttr(*all_true, ir::Attribute::makeTensor("value", oneElementTrue()));
+      rewriter.replaceAllUsesWith(*mask, *all_true->output(0));
+    }
+    return success();
+  }
+};
+
+class EliminateNopDropout final : public PatternPass {
+ public:
+  EliminateNopDropout() : PatternPass("eliminate-nop-dropout") {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    patterns.add<RemoveInferenceDropout>();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createEliminateNopDropoutPass() {
+  return std::make_unique<EliminateNopDropout>();
+}
+
+}  // namespace onnxopt
