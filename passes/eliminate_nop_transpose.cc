@@ -1,0 +1,75 @@
+// eliminate-nop-transpose: a Transpose whose perm is the identity is its input, so its readers
+// read the input. Without a perm, Transpose reverses the axes: a no-op only for an input of known
+// rank 0 or 1. Transpose is the same from opset 1 to 23 (later versions add types). See
+// docs/passes/eliminate-nop-transpose.md.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/schema.h"
+
+namespace onnxopt {
+namespace {
+
+bool isIdentity(const std::vector<int64_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+class RemoveIdentityTranspose final : public RewritePattern {
+ public:
+  RemoveIdentityTranspose() : RewritePattern("remove-identity-transpose", {"Transpose", 1}) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& transpose, PatternRewriter& rewriter) const override {
+    ir::Value* input = transpose.input(0);
+    const ir::Value* output = transpose.output(0);
+    if (input == nullptr || output == nullptr) return failure();
+    absl::StatusOr<std::optional<std::vector<int64_t>>> perm = getInts(transpose, "perm");
+    if (!perm.ok()) return rewriter.emitError(transpose, perm.status());
+    if (*perm && !isIdentity(**perm)) {
+      return rewriter.notifyMatchFailure(transpose, [&] {
+        return absl::StrCat("perm [", absl::StrJoin(**perm, ", "), "] moves axes");
+      });
+    }
+    if (!*perm) {
+      const std::optional<int64_t> rank = rewriter.shapes().rankOf(*input);
+      if (!rank || *rank > 1) {
+        return rewriter.notifyMatchFailure(transpose, [&] {
+          return absl::StrCat("no perm (the axes reversed) and the input's rank is ",
+                              rank ? absl::StrCat(*rank) : "not known");
+        });
+      }
+    }
+    if (!rewriter.canReplaceAnyUseWith(*output, *input)) {
+      return rewriter.notifyMatchFailure(transpose, "only graph outputs read it, and they keep it");
+    }
+    if (failed(rewriter.match(transpose))) return failure();
+    rewriter.replaceUsesWhereAllowed(*output, *input);
+    return success();
+  }
+};
+
+class EliminateNopTranspose final : public PatternPass {
+ public:
+  EliminateNopTranspose() : PatternPass("eliminate-nop-transpose") {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    patterns.add<RemoveIdentityTranspose>();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createEliminateNopTransposePass() {
+  return std::make_unique<EliminateNopTranspose>();
+}
+
+}  // namespace onnxopt

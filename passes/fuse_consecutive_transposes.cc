@@ -1,0 +1,113 @@
+// fuse-consecutive-transposes: Transpose(Transpose(X, p1), p2) is Transpose(X, p) with
+// p[i] = p1[p2[i]] (output axis i is axis p2[i] of the middle, which is axis p1[p2[i]] of X).
+// The outer Transpose reads X with p; when p is the identity its readers read X, and both go.
+// The inner Transpose stays for its other readers. A missing perm reverses the axes, so it needs
+// the rank: the other perm's length, or X's known rank. Transpose is the same from opset 1 to 23.
+// See docs/passes/fuse-consecutive-transposes.md.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "onnxopt/ir/describe.h"
+#include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/schema.h"
+
+namespace onnxopt {
+namespace {
+
+using ir::describe;
+
+// The Transpose's perm, the reversal of `rank` axes when it has none; nullopt when it has none
+// and the rank is not known. An error when the perm is not a permutation of its length.
+absl::StatusOr<std::optional<std::vector<int64_t>>> permOf(const ir::Node& transpose,
+                                                           std::optional<int64_t> rank) {
+  absl::StatusOr<std::optional<std::vector<int64_t>>> perm = getInts(transpose, "perm");
+  if (!perm.ok()) return perm.status();
+  if (!*perm) {
+    if (!rank) return std::nullopt;
+    std::vector<int64_t> reversed(static_cast<size_t>(*rank));
+    for (int64_t i = 0; i < *rank; ++i) reversed[i] = *rank - 1 - i;
+    return reversed;
+  }
+  std::vector<bool> seen((*perm)->size(), false);
+  for (int64_t axis : **perm) {
+    if (axis < 0 || axis >= static_cast<int64_t>(seen.size()) || seen[axis]) {
+      return absl::InvalidArgumentError(absl::StrCat(describe(transpose), ": perm [",
+                                                     absl::StrJoin(**perm, ", "),
+                                                     "] is not a permutation"));
+    }
+    seen[axis] = true;
+  }
+  return perm;
+}
+
+std::optional<int64_t> explicitRank(const ir::Node& transpose) {
+  const ir::Attribute* perm = transpose.attr("perm");
+  if (perm == nullptr || perm->kind() != onnx::AttributeProto::INTS) return std::nullopt;
+  return perm->ints().size();
+}
+
+class ComposeTransposes final : public RewritePattern {
+ public:
+  ComposeTransposes() : RewritePattern("compose-transposes", {"Transpose", 1}) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& outer, PatternRewriter& rewriter) const override {
+    const ir::Node* inner = producerOf(outer.input(0), "Transpose");
+    const ir::Value* output = outer.output(0);
+    if (inner == nullptr || inner->input(0) == nullptr || output == nullptr) return failure();
+    ir::Value* source = inner->input(0);
+    std::optional<int64_t> rank = explicitRank(outer);
+    if (!rank) rank = explicitRank(*inner);
+    if (!rank) rank = rewriter.shapes().rankOf(*source);
+    absl::StatusOr<std::optional<std::vector<int64_t>>> p1 = permOf(*inner, rank);
+    if (!p1.ok()) return rewriter.emitError(*inner, p1.status());
+    absl::StatusOr<std::optional<std::vector<int64_t>>> p2 = permOf(outer, rank);
+    if (!p2.ok()) return rewriter.emitError(outer, p2.status());
+    if (!*p1 || !*p2) {
+      return rewriter.notifyMatchFailure(outer, "neither has a perm and the rank is not known");
+    }
+    if ((*p1)->size() != (*p2)->size()) {
+      return rewriter.emitError(
+          outer, absl::InvalidArgumentError(absl::StrCat(
+                     describe(outer), " and ", describe(*inner), " permute ", (*p2)->size(),
+                     " and ", (*p1)->size(), " axes of one tensor")));
+    }
+    std::vector<int64_t> composed((*p2)->size());
+    bool identity = true;
+    for (size_t i = 0; i < composed.size(); ++i) {
+      composed[i] = (**p1)[(**p2)[i]];
+      identity = identity && composed[i] == static_cast<int64_t>(i);
+    }
+    if (failed(rewriter.match(outer))) return failure();
+    rewriter.setInput(outer, 0, source);
+    rewriter.setAttr(outer, ir::Attribute::makeInts("perm", composed));
+    if (identity && rewriter.canReplaceAnyUseWith(*output, *source)) {
+      rewriter.replaceUsesWhereAllowed(*output, *source);
+    }
+    return success();
+  }
+};
+
+class FuseConsecutiveTransposes final : public PatternPass {
+ public:
+  FuseConsecutiveTransposes() : PatternPass("fuse-consecutive-transposes") {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    patterns.add<ComposeTransposes>();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createFuseConsecutiveTransposesPass() {
+  return std::make_unique<FuseConsecutiveTransposes>();
+}
+
+}  // namespace onnxopt
