@@ -87,8 +87,8 @@ absl::StatusOr<const EvalTensor*> requiredInput(const KernelContext& ctx, size_t
 absl::Status checkSameType(const KernelContext& ctx, const EvalTensor& a, const EvalTensor& b) {
   if (a.elem_type == b.elem_type) return absl::OkStatus();
   return ctx.invalid(absl::StrCat("operands of different element types (",
-                                  ir::elemTypeName(a.elem_type), ", ", ir::elemTypeName(b.elem_type),
-                                  ")"));
+                                  ir::elemTypeName(a.elem_type), ", ",
+                                  ir::elemTypeName(b.elem_type), ")"));
 }
 
 // Two operands and the dims they broadcast with.
@@ -148,8 +148,7 @@ absl::StatusOr<Operands> binaryOperands(const KernelContext& ctx) {
 template <typename A, typename B, typename Out, typename F>
 absl::StatusOr<EvalTensor> mapBinary(const KernelContext& ctx, const Operands& in, int32_t out_type,
                                      F&& f) {
-  const absl::StatusOr<std::vector<int64_t>> out_dims =
-      broadcastDims(ctx, {in.a_dims, in.b_dims});
+  const absl::StatusOr<std::vector<int64_t>> out_dims = broadcastDims(ctx, {in.a_dims, in.b_dims});
   if (!out_dims.ok()) return out_dims.status();
   absl::StatusOr<EvalTensor> out = ctx.allocate(out_type, *out_dims);
   if (!out.ok()) return out.status();
@@ -297,7 +296,8 @@ T modElement(T x, T y, bool fmod, ElementError& error) {
     T result = static_cast<T>(x % y);  // C's remainder: the sign of the dividend (fmod=1)
     if constexpr (std::is_signed_v<T>) {
       // fmod=0: the sign of the divisor, as Python's %.
-      if (!fmod && ((result < 0 && y > 0) || (result > 0 && y < 0))) result = static_cast<T>(result + y);
+      if (!fmod && ((result < 0 && y > 0) || (result > 0 && y < 0)))
+        result = static_cast<T>(result + y);
     }
     return result;
   }
@@ -366,14 +366,15 @@ Outputs powKernel(const KernelContext& ctx) {
   }
   absl::StatusOr<EvalTensor> out = absl::UnknownError("unset");
   // Bases are integers or floating point (the spec's T has int32 and int64).
-  const absl::Status status = dispatchType<kFloating | kSignedInt>(ctx, base_type, [&](auto base_tag) {
-    using T = decltype(base_tag);
-    return dispatchType<kNumeric>(ctx, exponent_type, [&](auto exponent_tag) -> absl::Status {
-      using E = decltype(exponent_tag);
-      out = mapBinary<T, E, T>(ctx, *in, base_type, powElement<T, E>);
-      return absl::OkStatus();
-    });
-  });
+  const absl::Status status =
+      dispatchType<kFloating | kSignedInt>(ctx, base_type, [&](auto base_tag) {
+        using T = decltype(base_tag);
+        return dispatchType<kNumeric>(ctx, exponent_type, [&](auto exponent_tag) -> absl::Status {
+          using E = decltype(exponent_tag);
+          out = mapBinary<T, E, T>(ctx, *in, base_type, powElement<T, E>);
+          return absl::OkStatus();
+        });
+      });
   if (!status.ok()) return status;
   return single(std::move(out));
 }
@@ -423,9 +424,9 @@ Outputs minMaxKernel(const KernelContext& ctx) {
     using T = decltype(tag);
     // Folded left to right, as ONNX Runtime does.
     for (size_t i = 1; i < inputs.size(); ++i) {
-      absl::StatusOr<EvalTensor> next = mapBinary<T, T, T>(
-          ctx, Operands{&result, inputs[i], result.dims, inputs[i]->dims}, type,
-          minMaxElement<kMax, T>);
+      absl::StatusOr<EvalTensor> next =
+          mapBinary<T, T, T>(ctx, Operands{&result, inputs[i], result.dims, inputs[i]->dims}, type,
+                             minMaxElement<kMax, T>);
       if (!next.ok()) return next.status();
       result = *std::move(next);
     }
@@ -438,8 +439,20 @@ Outputs minMaxKernel(const KernelContext& ctx) {
 // ---- unary operators ----
 
 enum class Unary {
-  kNeg, kAbs, kSqrt, kReciprocal, kExp, kLog, kFloor, kCeil, kRound, kRelu, kSigmoid, kTanh,
-  kErf, kSign,
+  kNeg,
+  kAbs,
+  kSqrt,
+  kReciprocal,
+  kExp,
+  kLog,
+  kFloor,
+  kCeil,
+  kRound,
+  kRelu,
+  kSigmoid,
+  kTanh,
+  kErf,
+  kSign,
 };
 
 // Transcendental functions: computed in double (long double for double elements) and rounded
@@ -503,7 +516,8 @@ T floatingUnary(T x, ElementError& error) {
     case Unary::kReciprocal: return narrow<T>(MathType<T>{1} / v);
     case Unary::kFloor: return narrow<T>(std::floor(v));
     case Unary::kCeil: return narrow<T>(std::ceil(v));
-    case Unary::kRound: return narrow<T>(std::nearbyint(v));  // ties to even
+    case Unary::kRound:
+      return narrow<T>(std::nearbyint(v));  // ties to even
     // Relu keeps NaN and -0, as ONNX Runtime does.
     case Unary::kRelu: return v < 0 ? narrow<T>(0) : x;
     case Unary::kSign:
@@ -528,7 +542,8 @@ T integerUnary(T x) {
   switch (kOp) {
     case Unary::kNeg: return static_cast<T>(0 - static_cast<uint64_t>(x));  // wraps, as ORT's
     case Unary::kAbs:
-      if constexpr (std::is_signed_v<T>) return x < 0 ? static_cast<T>(0 - static_cast<uint64_t>(x)) : x;
+      if constexpr (std::is_signed_v<T>)
+        return x < 0 ? static_cast<T>(0 - static_cast<uint64_t>(x)) : x;
       return x;
     case Unary::kRelu: return x < 0 ? T{0} : x;
     case Unary::kSign: return static_cast<T>((x > 0) - (x < 0));
@@ -594,9 +609,11 @@ absl::StatusOr<ClipBounds<T>> clipBounds(const KernelContext& ctx) {
   ClipBounds<T> bounds;
   if (ctx.sinceVersion() < 11) {
     // Attributes, float; their defaults are float's extremes.
-    const absl::StatusOr<float> low = getFloatOr(ctx.node(), "min", std::numeric_limits<float>::lowest());
+    const absl::StatusOr<float> low =
+        getFloatOr(ctx.node(), "min", std::numeric_limits<float>::lowest());
     if (!low.ok()) return low.status();
-    const absl::StatusOr<float> high = getFloatOr(ctx.node(), "max", std::numeric_limits<float>::max());
+    const absl::StatusOr<float> high =
+        getFloatOr(ctx.node(), "max", std::numeric_limits<float>::max());
     if (!high.ok()) return high.status();
     bounds.low = static_cast<MathType<T>>(*low);
     bounds.high = static_cast<MathType<T>>(*high);
@@ -708,16 +725,17 @@ Outputs logicKernel(const KernelContext& ctx) {
   if (!in.ok()) return in.status();
   if (absl::Status status = checkSameType(ctx, *in->a, *in->b); !status.ok()) return status;
   if (absl::Status status = checkType(ctx, "T", in->a->elem_type); !status.ok()) return status;
-  return single(mapBinary<bool, bool, bool>(ctx, *in, TensorProto::BOOL, [](bool x, bool y, ElementError&) {
-    return kOp == Logic::kAnd ? (x && y) : (x || y);
-  }));
+  return single(mapBinary<bool, bool, bool>(
+      ctx, *in, TensorProto::BOOL,
+      [](bool x, bool y, ElementError&) { return kOp == Logic::kAnd ? (x && y) : (x || y); }));
 }
 
 Outputs notKernel(const KernelContext& ctx) {
   const absl::StatusOr<const EvalTensor*> x = requiredInput(ctx, 0);
   if (!x.ok()) return x.status();
   if (absl::Status status = checkType(ctx, "T", (*x)->elem_type); !status.ok()) return status;
-  return single(mapUnary<bool, bool>(ctx, **x, TensorProto::BOOL, [](bool v, ElementError&) { return !v; }));
+  return single(
+      mapUnary<bool, bool>(ctx, **x, TensorProto::BOOL, [](bool v, ElementError&) { return !v; }));
 }
 
 // Each entry spans the operator's versions from ONNX's docs/Changelog.md; the kernel tells the

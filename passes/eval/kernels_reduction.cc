@@ -38,9 +38,9 @@ std::optional<std::vector<int32_t>> typesAfterLibonnx(absl::string_view op_type,
                                                       int64_t since_version,
                                                       absl::string_view param) {
   if (param != "T") return std::nullopt;
-  std::vector<int32_t> types = {TensorProto::FLOAT16, TensorProto::FLOAT,  TensorProto::DOUBLE,
+  std::vector<int32_t> types = {TensorProto::FLOAT16,  TensorProto::FLOAT, TensorProto::DOUBLE,
                                 TensorProto::BFLOAT16, TensorProto::INT32, TensorProto::INT64,
-                                TensorProto::UINT32,  TensorProto::UINT64};
+                                TensorProto::UINT32,   TensorProto::UINT64};
   const bool min_or_max = op_type == "ReduceMin" || op_type == "ReduceMax";
   if (min_or_max) {
     types.push_back(TensorProto::INT8);
@@ -102,7 +102,8 @@ absl::StatusOr<ReducedAxes> reducedAxes(const KernelContext& ctx, int64_t rank) 
   for (const int64_t axis : axes) {
     const absl::StatusOr<int64_t> normalized = normalizeAxis(ctx, axis, rank);
     if (!normalized.ok()) return normalized.status();
-    if (result.reduced[*normalized]) return ctx.invalid(absl::StrCat("axis ", axis, " is repeated"));
+    if (result.reduced[*normalized])
+      return ctx.invalid(absl::StrCat("axis ", axis, " is repeated"));
     result.reduced[*normalized] = true;
   }
   return result;
@@ -227,7 +228,8 @@ template <typename T>
 std::optional<T> fitting(int64_t value) {
   if (value > kExactInDouble || value < -kExactInDouble) return std::nullopt;
   if constexpr (std::is_unsigned_v<T>) {
-    if (value < 0 || static_cast<uint64_t>(value) > std::numeric_limits<T>::max()) return std::nullopt;
+    if (value < 0 || static_cast<uint64_t>(value) > std::numeric_limits<T>::max())
+      return std::nullopt;
   } else {
     if (value < std::numeric_limits<T>::min() || value > std::numeric_limits<T>::max()) {
       return std::nullopt;
@@ -239,7 +241,9 @@ std::optional<T> fitting(int64_t value) {
 template <typename T>
 int64_t magnitudeOf(T value) {
   if constexpr (std::is_signed_v<T>) {
-    if (value < 0) return value == std::numeric_limits<T>::min() ? kExactInDouble + 1 : -static_cast<int64_t>(value);
+    if (value < 0)
+      return value == std::numeric_limits<T>::min() ? kExactInDouble + 1
+                                                    : -static_cast<int64_t>(value);
   }
   return static_cast<uint64_t>(value) > static_cast<uint64_t>(kExactInDouble)
              ? kExactInDouble + 1
@@ -325,8 +329,9 @@ std::optional<T> reduceGroup(absl::Span<const T> group, const char** why) {
       }
       const std::optional<double> sum = exactSum(values, format);
       if (!sum) {
-        *why = "a floating-point sum whose partial sums are not all exact (ONNX Runtime's order "
-               "of accumulation is not known)";
+        *why =
+            "a floating-point sum whose partial sums are not all exact (ONNX Runtime's order "
+            "of accumulation is not known)";
         return std::nullopt;
       }
       const MathType<T> total = static_cast<MathType<T>>(*sum);
@@ -407,8 +412,9 @@ Outputs reduceKernel(const KernelContext& ctx) {
           if constexpr (std::is_same_v<T, bool>) {
             if (members[g].empty()) return ctx.unimplemented("a Min/Max over no elements");
             const auto& group = members[g];
-            result = kOp == Reduce::kMax ? std::any_of(group.begin(), group.end(), [](bool b) { return b; })
-                                         : std::all_of(group.begin(), group.end(), [](bool b) { return b; });
+            result = kOp == Reduce::kMax
+                         ? std::any_of(group.begin(), group.end(), [](bool b) { return b; })
+                         : std::all_of(group.begin(), group.end(), [](bool b) { return b; });
           } else {
             result = reduceGroup<kOp, T>(members[g], &why);
           }

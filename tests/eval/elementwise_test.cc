@@ -3,13 +3,13 @@
 // the inputs where a kernel must decline. Agreement with ONNX Runtime on random inputs is the
 // kernel-vs-ORT test's (tests/eval/).
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "eval_test_util.h"
 
@@ -32,13 +32,13 @@ bool sameValues(const std::vector<double>& a, const std::vector<double>& b) {
   return true;
 }
 
-#define EXPECT_VALUES(run, ...)                                                   \
-  do {                                                                            \
-    const std::vector<double> expected = __VA_ARGS__;                             \
-    const std::vector<double> actual = (run).values();                            \
-    EXPECT_TRUE(sameValues(actual, expected))                                     \
-        << "got " << ::testing::PrintToString(actual) << ", expected "            \
-        << ::testing::PrintToString(expected);                                    \
+#define EXPECT_VALUES(run, ...)                                        \
+  do {                                                                 \
+    const std::vector<double> expected = __VA_ARGS__;                  \
+    const std::vector<double> actual = (run).values();                 \
+    EXPECT_TRUE(sameValues(actual, expected))                          \
+        << "got " << ::testing::PrintToString(actual) << ", expected " \
+        << ::testing::PrintToString(expected);                         \
   } while (0)
 
 TEST(ElementwiseKernels, AddBroadcastsNumpyStyle) {
@@ -82,7 +82,8 @@ TEST(ElementwiseKernels, ElementTypesFollowTheVersion) {
 TEST(ElementwiseKernels, HalfPrecisionIsComputedInFloatAndRoundedOnce) {
   // 1 + 2^-11 is halfway between two float16 values: ties go to the even one, 1.
   const auto one = makeTensor(TensorProto::FLOAT16, {2}, {1, 1});
-  const auto tiny = makeTensor(TensorProto::FLOAT16, {2}, {std::ldexp(1.0, -11), std::ldexp(3.0, -11)});
+  const auto tiny =
+      makeTensor(TensorProto::FLOAT16, {2}, {std::ldexp(1.0, -11), std::ldexp(3.0, -11)});
   EXPECT_VALUES(NodeRun("Add", 13, {&one, &tiny}), {1, 1 + std::ldexp(1.0, -9)});
   const auto big = makeTensor(TensorProto::FLOAT16, {1}, {60000});
   EXPECT_VALUES(NodeRun("Add", 13, {&big, &big}), {kInf});
@@ -135,7 +136,8 @@ TEST(ElementwiseKernels, ModSignRules) {
   const auto a = makeTensor(TensorProto::INT32, {4}, {-7, 7, -7, 5});
   const auto b = makeTensor(TensorProto::INT32, {4}, {2, -2, -2, 3});
   EXPECT_VALUES(NodeRun("Mod", 13, {&a, &b}), {1, -1, -1, 2});  // the divisor's sign
-  EXPECT_VALUES(NodeRun("Mod", 13, {&a, &b}, {intAttr("fmod", 1)}), {-1, 1, -1, 2});  // the dividend's
+  EXPECT_VALUES(NodeRun("Mod", 13, {&a, &b}, {intAttr("fmod", 1)}),
+                {-1, 1, -1, 2});  // the dividend's
   const auto fa = makeTensor(TensorProto::FLOAT, {3}, {-7, -6, 5.5});
   const auto fb = makeTensor(TensorProto::FLOAT, {3}, {2, 3, 0});
   EXPECT_VALUES(NodeRun("Mod", 10, {&fa, &fb}, {intAttr("fmod", 1)}), {-1, -0.0, kNaN});
@@ -188,7 +190,8 @@ TEST(ElementwiseKernels, PowIsWithinAnUlpOfTheRoundedResult) {
   const auto base = makeTensor(TensorProto::FLOAT, {2}, {1.1, 3});
   const auto exponent = makeTensor(TensorProto::FLOAT, {2}, {2.5, 0.5});
   const std::vector<double> got = NodeRun("Pow", 13, {&base, &exponent}).values();
-  EXPECT_EQ(static_cast<float>(got[0]), static_cast<float>(std::pow(static_cast<double>(1.1f), 2.5)));
+  EXPECT_EQ(static_cast<float>(got[0]),
+            static_cast<float>(std::pow(static_cast<double>(1.1f), 2.5)));
   EXPECT_EQ(static_cast<float>(got[1]), std::sqrt(3.0f));
 }
 
@@ -297,7 +300,8 @@ TEST(ElementwiseKernels, TranscendentalsDeclineWhereOrtIsInaccurate) {
   const auto subnormal = makeTensor(TensorProto::FLOAT, {1}, {1e-40});
   EXPECT_EQ(NodeRun("Tanh", 13, {&subnormal}).code(), Code::kUnimplemented);
   const auto tiny = makeTensor(TensorProto::FLOAT, {2}, {0, 1e-30});
-  EXPECT_EQ(NodeRun("Tanh", 13, {&tiny}).values(), (std::vector<double>{0, static_cast<float>(1e-30)}));
+  EXPECT_EQ(NodeRun("Tanh", 13, {&tiny}).values(),
+            (std::vector<double>{0, static_cast<float>(1e-30)}));
   const auto mid = makeTensor(TensorProto::DOUBLE, {1}, {3});
   EXPECT_EQ(NodeRun("Tanh", 13, {&mid}).code(), Code::kUnimplemented);
   const auto ends = makeTensor(TensorProto::DOUBLE, {2}, {1.5, -25});
@@ -314,7 +318,8 @@ TEST(ElementwiseKernels, IntegerErfDeclines) {
 
 TEST(ElementwiseKernels, ClipBoundsFromAttributesThenInputs) {
   const auto x = makeTensor(TensorProto::FLOAT, {4}, {kNaN, -0.0, 5, -5});
-  EXPECT_VALUES(NodeRun("Clip", 6, {&x}, {floatAttr("min", 0), floatAttr("max", 1)}), {kNaN, -0.0, 1, 0});
+  EXPECT_VALUES(NodeRun("Clip", 6, {&x}, {floatAttr("min", 0), floatAttr("max", 1)}),
+                {kNaN, -0.0, 1, 0});
   EXPECT_VALUES(NodeRun("Clip", 6, {&x}), {kNaN, -0.0, 5, -5});
   const auto low = makeTensor(TensorProto::FLOAT, {}, {0});
   const auto high = makeTensor(TensorProto::FLOAT, {}, {1});

@@ -3,14 +3,14 @@
 // Runs one node through the evaluator, for the kernel unit tests: the node is built at a given
 // opset with typed inputs, and results are read back as doubles (float16 and bfloat16 widened).
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "absl/status/statusor.h"
 #include "onnx/onnx_pb.h"
@@ -57,7 +57,8 @@ inline onnx::TensorProto makeInt64s(std::vector<int64_t> dims, const std::vector
   return onnxopt::makeTensor(onnx::TensorProto::INT64, dims, std::move(raw));
 }
 
-inline onnx::TensorProto makeStrings(std::vector<int64_t> dims, const std::vector<std::string>& values) {
+inline onnx::TensorProto makeStrings(std::vector<int64_t> dims,
+                                     const std::vector<std::string>& values) {
   onnx::TensorProto tensor;
   tensor.set_data_type(onnx::TensorProto::STRING);
   for (const int64_t dim : dims) tensor.add_dims(dim);
@@ -132,13 +133,15 @@ class NodeRun {
       input->set_name(name);
       auto* tensor_type = input->mutable_type()->mutable_tensor_type();
       tensor_type->set_elem_type(inputs[i]->data_type());
-      for (const int64_t dim : inputs[i]->dims()) tensor_type->mutable_shape()->add_dim()->set_dim_value(dim);
+      for (const int64_t dim : inputs[i]->dims())
+        tensor_type->mutable_shape()->add_dim()->set_dim_value(dim);
     }
     for (int i = 0; i < outputs; ++i) {
       node->add_output("y" + std::to_string(i));
       graph->add_output()->set_name("y" + std::to_string(i));
     }
-    for (onnx::AttributeProto& attribute : attributes) *node->add_attribute() = std::move(attribute);
+    for (onnx::AttributeProto& attribute : attributes)
+      *node->add_attribute() = std::move(attribute);
     auto model = ir::importModel(std::move(proto));
     EXPECT_TRUE(model.ok()) << model.status();
     if (!model.ok()) return;

@@ -3,12 +3,12 @@
 // version, and the exactness rule: a floating-point sum or product folds only when every order
 // of accumulation gives the same, exact, result.
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "eval_test_util.h"
 
@@ -20,9 +20,7 @@ using Code = absl::StatusCode;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-onnx::TensorProto matrix() {
-  return makeTensor(TensorProto::FLOAT, {2, 3}, {1, 2, 3, 4, 5, 6});
-}
+onnx::TensorProto matrix() { return makeTensor(TensorProto::FLOAT, {2, 3}, {1, 2, 3, 4, 5, 6}); }
 
 TEST(ReductionKernels, AxesAsAttributeBeforeOpset13ForReduceSum) {
   const auto x = matrix();
@@ -37,7 +35,8 @@ TEST(ReductionKernels, AxesAsAttributeBeforeOpset13ForReduceSum) {
   EXPECT_EQ(all.values(), (std::vector<double>{21}));
   // Version 1 does not define negative axes; a repeated or out-of-range axis is an error.
   EXPECT_EQ(NodeRun("ReduceSum", 1, {&x}, {intsAttr("axes", {-1})}).code(), Code::kUnimplemented);
-  EXPECT_EQ(NodeRun("ReduceSum", 11, {&x}, {intsAttr("axes", {1, -1})}).code(), Code::kInvalidArgument);
+  EXPECT_EQ(NodeRun("ReduceSum", 11, {&x}, {intsAttr("axes", {1, -1})}).code(),
+            Code::kInvalidArgument);
   EXPECT_EQ(NodeRun("ReduceSum", 11, {&x}, {intsAttr("axes", {2})}).code(), Code::kInvalidArgument);
 }
 
@@ -48,14 +47,17 @@ TEST(ReductionKernels, AxesAsInputFromOpset13ForReduceSum) {
   EXPECT_EQ(dimsOf(rows.output()), (std::vector<int64_t>{2, 1}));
   EXPECT_EQ(rows.values(), (std::vector<double>{6, 15}));
   // The attribute is no longer read.
-  EXPECT_EQ(NodeRun("ReduceSum", 13, {&x}, {intsAttr("axes", {1})}).values(), (std::vector<double>{21}));
+  EXPECT_EQ(NodeRun("ReduceSum", 13, {&x}, {intsAttr("axes", {1})}).values(),
+            (std::vector<double>{21}));
   const auto no_axes = makeInt64s({0}, {});
   EXPECT_EQ(NodeRun("ReduceSum", 13, {&x, &no_axes}).values(), (std::vector<double>{21}));
   NodeRun noop("ReduceSum", 13, {&x, &no_axes}, {intAttr("noop_with_empty_axes", 1)});
   EXPECT_EQ(dimsOf(noop.output()), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(noop.values(), (std::vector<double>{1, 2, 3, 4, 5, 6}));
-  EXPECT_EQ(dimsOf(NodeRun("ReduceSum", 13, {&x, nullptr}, {intAttr("noop_with_empty_axes", 1)}).output()),
-            (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(
+      dimsOf(
+          NodeRun("ReduceSum", 13, {&x, nullptr}, {intAttr("noop_with_empty_axes", 1)}).output()),
+      (std::vector<int64_t>{2, 3}));
   const auto int32_axes = makeTensor(TensorProto::INT32, {1}, {1});
   EXPECT_EQ(NodeRun("ReduceSum", 13, {&x, &int32_axes}).code(), Code::kInvalidArgument);
 }
@@ -64,7 +66,8 @@ TEST(ReductionKernels, OtherReductionsTakeAxesAsInputFromOpset18) {
   const auto x = matrix();
   const auto axes = makeInt64s({1}, {0});
   EXPECT_EQ(NodeRun("ReduceMax", 18, {&x, &axes}).values(), (std::vector<double>{4, 5, 6}));
-  EXPECT_EQ(NodeRun("ReduceMin", 13, {&x}, {intsAttr("axes", {0})}).values(), (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(NodeRun("ReduceMin", 13, {&x}, {intsAttr("axes", {0})}).values(),
+            (std::vector<double>{1, 2, 3}));
   EXPECT_EQ(NodeRun("ReduceProd", 18, {&x, &axes}, {intAttr("keepdims", 0)}).values(),
             (std::vector<double>{4, 10, 18}));
   EXPECT_EQ(NodeRun("ReduceMean", 18, {&x}).values(), (std::vector<double>{3.5}));
@@ -95,7 +98,8 @@ TEST(ReductionKernels, FloatSumsFoldOnlyWhenEveryOrderIsExact) {
   EXPECT_EQ(NodeRun("ReduceSum", 13, {&inexact}).code(), Code::kUnimplemented);
   // In double it is exact.
   const auto in_double = makeTensor(TensorProto::DOUBLE, {3}, {1, std::ldexp(1.0, -30), -1});
-  EXPECT_EQ(NodeRun("ReduceSum", 13, {&in_double}).values(), (std::vector<double>{std::ldexp(1.0, -30)}));
+  EXPECT_EQ(NodeRun("ReduceSum", 13, {&in_double}).values(),
+            (std::vector<double>{std::ldexp(1.0, -30)}));
   // A float16 sum must be exact in float16: 2048 + 1 is not.
   const auto half = makeTensor(TensorProto::FLOAT16, {2}, {2048, 1});
   EXPECT_EQ(NodeRun("ReduceSum", 13, {&half}).code(), Code::kUnimplemented);
@@ -118,7 +122,8 @@ TEST(ReductionKernels, SignedZeroSums) {
 
 TEST(ReductionKernels, MeanDividesTheExactSum) {
   const auto x = makeTensor(TensorProto::FLOAT, {3}, {1, 1, 2});
-  EXPECT_EQ(NodeRun("ReduceMean", 13, {&x}).values(), (std::vector<double>{static_cast<float>(4.0f / 3.0f)}));
+  EXPECT_EQ(NodeRun("ReduceMean", 13, {&x}).values(),
+            (std::vector<double>{static_cast<float>(4.0f / 3.0f)}));
   const auto ints = makeTensor(TensorProto::INT32, {3}, {-1, -1, 1});
   EXPECT_EQ(NodeRun("ReduceMean", 13, {&ints}).values(), (std::vector<double>{0}));  // truncated
   const auto empty = makeTensor(TensorProto::FLOAT, {0}, {});
@@ -143,12 +148,14 @@ TEST(ReductionKernels, IntegerSumsAndProductsStayExact) {
 TEST(ReductionKernels, EmptyReductions) {
   // The product of a scalar's shape (Size computations): 1; an empty sum is 0.
   const auto shape = makeInt64s({0}, {});
-  EXPECT_EQ(NodeRun("ReduceProd", 13, {&shape}, {intAttr("keepdims", 0)}).values(), (std::vector<double>{1}));
+  EXPECT_EQ(NodeRun("ReduceProd", 13, {&shape}, {intAttr("keepdims", 0)}).values(),
+            (std::vector<double>{1}));
   const auto empty = makeTensor(TensorProto::FLOAT, {0, 2}, {});
   NodeRun sum("ReduceSum", 11, {&empty}, {intsAttr("axes", {0})});
   EXPECT_EQ(dimsOf(sum.output()), (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(sum.values(), (std::vector<double>{0, 0}));
-  EXPECT_EQ(NodeRun("ReduceMax", 13, {&empty}, {intsAttr("axes", {0})}).code(), Code::kUnimplemented);
+  EXPECT_EQ(NodeRun("ReduceMax", 13, {&empty}, {intsAttr("axes", {0})}).code(),
+            Code::kUnimplemented);
   // Reducing the other axis has no group at all: an empty output.
   NodeRun none("ReduceMax", 13, {&empty}, {intsAttr("axes", {1})});
   EXPECT_EQ(dimsOf(none.output()), (std::vector<int64_t>{0, 1}));
