@@ -3,7 +3,9 @@
 // `training_mode` that is absent or a constant false (the ratio then does not matter). A used mask
 // is replaced only from opset 12, by ConstantOfShape(true) of the input's fully known shape: ONNX
 // Runtime returns all-false masks for opsets 7 to 11 (zeros of T before 10), which the spec does
-// not define, so there the pass declines. See docs/passes/eliminate-nop-dropout.md.
+// not define, so there the pass declines. Graph outputs the input may not become (a main-graph
+// output of a graph input, a body output of an outer value) get an Identity of the input
+// instead, so no inference Dropout stays. See docs/passes/eliminate-nop-dropout.md.
 
 #include <cstdint>
 #include <optional>
@@ -91,12 +93,16 @@ class RemoveInferenceDropout final : public RewritePattern {
         });
       }
     }
-    const bool output_moves = rewriter.canReplaceAnyUseWith(*output, *input);
-    if (!output_moves && !mask_used) {
-      return rewriter.notifyMatchFailure(dropout, "only graph outputs read it, and they keep it");
-    }
+    if (!output->hasUses() && !mask_used) return failure();  // dead: the driver erases it
     if (failed(rewriter.match(dropout))) return failure();
-    if (output_moves) rewriter.replaceUsesWhereAllowed(*output, *input);
+    const bool output_moves = rewriter.canReplaceAnyUseWith(*output, *input);
+    const size_t kept = output_moves ? rewriter.replaceUsesWhereAllowed(*output, *input)
+                                     : output->uses().size();
+    if (kept > 0) {
+      // Graph outputs the input may not become: an Identity the rewrite creates may.
+      ir::Node* identity = rewriter.createNode("Identity", {input}, {output->name()});
+      rewriter.replaceAllUsesWith(*output, *identity->output(0));
+    }
     if (mask_used) {
       ir::Value* shape = rewriter.createInitializer(mask->name() + "_shape",
                                                     makeInt64Tensor(*mask_dims));
