@@ -138,8 +138,11 @@ LogicalResult PatternRewriter::match(const ir::Node& root,
 }
 
 bool PatternRewriter::createdHere(const ir::Value& value) const {
-  return value.producer() != nullptr &&
-         std::find(created_.begin(), created_.end(), value.producer()) != created_.end();
+  if (value.producer() == nullptr) {
+    return std::find(created_initializers_.begin(), created_initializers_.end(), &value) !=
+           created_initializers_.end();
+  }
+  return std::find(created_.begin(), created_.end(), value.producer()) != created_.end();
 }
 
 bool PatternRewriter::canTakeGraphOutput(const ir::Graph& graph, const ir::Value& from,
@@ -233,6 +236,7 @@ ir::Value* PatternRewriter::createInitializer(const std::string& name_hint,
   tensor.set_name(name);
   ir::Value* value =
       root->graph()->addInitializer(name, std::make_shared<ir::Tensor>(std::move(tensor)));
+  created_initializers_.push_back(value);
   endChange();
   return value;
 }
@@ -434,6 +438,7 @@ void PatternRewriter::beginPattern(const RewritePattern* pattern, ir::Node* root
   offered_root_ = root;
   matched_root_ = nullptr;
   created_.clear();
+  created_initializers_.clear();
 }
 
 }  // namespace onnxopt

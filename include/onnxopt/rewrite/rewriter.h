@@ -101,7 +101,8 @@ class ONNXOPT_API PatternRewriter {
                        const std::string& domain = "", const std::string& node_name_hint = "");
 
   // A new initializer holding `tensor`, in the match root's graph, named after `name_hint` (made
-  // unique).
+  // unique). Like a created node's output, it takes over the name of a value it replaces
+  // (replaceAllUsesWith), but it cannot become a graph output.
   ir::Value* createInitializer(const std::string& name_hint, onnx::TensorProto tensor);
 
   // Every use of `from` (graph outputs included) reads `to` instead. When `to` was created by
@@ -179,6 +180,7 @@ class ONNXOPT_API PatternRewriter {
   ir::Node* offered_root_ = nullptr;
   ir::Node* matched_root_ = nullptr;  // set by a successful match()
   std::vector<ir::Node*> created_;    // nodes this rewrite created
+  std::vector<ir::Value*> created_initializers_;  // initializers this rewrite created
   uint64_t change_count_ = 0;
   absl::Status error_;
 };

@@ -1,0 +1,273 @@
+// fold-constants: a node of the default domain whose inputs are all constants (initializers that
+// are not graph inputs, Constant nodes, results of earlier folds) is computed by the constant
+// evaluator (include/onnxopt/eval/evaluator.h) and replaced by its result: an initializer of the
+// node's graph under the output's name, or a Constant node where the output is a graph output
+// (an initializer cannot take a graph output's name, nor be a body's output).
+//
+// Only the deterministic ops the evaluator has kernels for are roots (kFoldableOps): random ops,
+// QuantizeLinear/DequantizeLinear (kept for quantized models), ops with subgraphs and other
+// domains are never offered. Any error of the evaluator (no kernel for the version, type or
+// attribute; inputs the op rejects; an output too large) is a decline, with its reason under
+// --debug.
+//
+// Size guard: folding frees the constant inputs that only the folded node reads. A result of
+// more bytes than that is kept only when it is at most `max-size` bytes, so the saved model
+// never grows by more than that per fold, and a weight other nodes still read is never copied
+// (Transpose(W) of a W with other readers folds only when small). Readers of the same inputs
+// with the same op and attributes compute the same result and fold with the node, so a weight
+// that every reader transposes alike is stored transposed once. See docs/passes/fold-constants.md.
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "onnxopt/eval/evaluator.h"
+#include "onnxopt/ir/type.h"
+#include "onnxopt/rewrite/constant.h"
+#include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+
+namespace onnxopt {
+namespace {
+
+// The ops of constant and shape subgraphs the evaluator implements (eval::hasKernel decides per
+// opset). Deliberately absent: random ops, QuantizeLinear/DequantizeLinear, ops with subgraphs.
+constexpr const char* kFoldableOps[] = {
+    "Identity", "Cast", "CastLike", "Shape", "Size", "Reshape", "Flatten", "Squeeze",
+    "Unsqueeze", "Concat", "Split", "Slice", "Gather", "GatherElements", "Transpose", "Expand",
+    "Tile", "ConstantOfShape", "Range", "Where", "Equal", "Less", "Greater", "LessOrEqual",
+    "GreaterOrEqual", "Not", "And", "Or", "Add", "Sub", "Mul", "Div", "Mod", "Neg", "Abs", "Min",
+    "Max", "Sqrt", "Reciprocal", "Pow", "Exp", "Log", "Floor", "Ceil", "Round", "Clip", "Relu",
+    "Sigmoid", "Tanh", "Erf", "ReduceSum", "ReduceMean", "ReduceProd", "ReduceMin", "ReduceMax",
+    "Sign", "IsNaN", "NonZero",
+};
+
+inline constexpr int64_t kDefaultMaxSize = int64_t{1} << 20;
+// Readers of a weight compared when looking for ones that compute the same result: enough for
+// the layers that share a weight, and a bound that keeps a weight read by thousands linear.
+inline constexpr size_t kMaxReadersCompared = 64;
+
+// The bytes a tensor's elements take (strings: their lengths).
+int64_t dataBytes(const onnx::TensorProto& tensor, int64_t num_elements) {
+  if (tensor.data_type() == onnx::TensorProto::STRING) {
+    int64_t total = 0;
+    for (const std::string& element : tensor.string_data()) total += element.size();
+    return total;
+  }
+  return num_elements * ir::elemTypeSize(tensor.data_type());
+}
+
+int64_t dataBytes(const onnx::TensorProto& tensor) {
+  int64_t count = 1;
+  for (int64_t dim : tensor.dims()) count *= dim;
+  return dataBytes(tensor, count);
+}
+
+bool sameAttributes(const ir::Node& a, const ir::Node& b) {
+  if (a.attributes().size() != b.attributes().size()) return false;
+  for (const ir::Attribute& attribute : a.attributes()) {
+    const ir::Attribute* other = b.attr(attribute.name());
+    if (other == nullptr || !attribute.graphs().empty() ||
+        attribute.proto().SerializeAsString() != other->proto().SerializeAsString()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Other nodes that compute what `node` computes: the same op, inputs and attributes, in the same
+// graph, with no output a graph output (an initializer cannot take it over) and none read that
+// the node leaves unread (the fold replaces only the node's read outputs).
+std::vector<const ir::Node*> twinsOf(const ir::Node& node) {
+  std::vector<const ir::Node*> twins;
+  const ir::Value* first = node.input(0);
+  if (first == nullptr || first->uses().size() > kMaxReadersCompared) return twins;
+  for (const ir::Use& use : first->uses()) {
+    const ir::Node* other = use.user();
+    if (other == nullptr || other == &node || use.index() != 0 || other->graph() != node.graph() ||
+        !other->is(node.op()) || other->numOutputs() != node.numOutputs() ||
+        !std::equal(other->inputs().begin(), other->inputs().end(), node.inputs().begin(),
+                    node.inputs().end()) ||
+        !sameAttributes(node, *other) ||
+        std::find(twins.begin(), twins.end(), other) != twins.end()) {
+      continue;
+    }
+    bool replaceable = true;
+    for (size_t i = 0; i < other->numOutputs(); ++i) {
+      const ir::Value* output = other->output(i);
+      if (output == nullptr || !output->hasUses()) continue;
+      const ir::Value* own = node.output(i);
+      replaceable = replaceable && !output->isGraphOutput() && own != nullptr && own->hasUses();
+    }
+    if (replaceable) twins.push_back(other);
+  }
+  return twins;
+}
+
+// Whether every use of `value` is by one of `readers` (so the value dies with them).
+bool onlyReadBy(const ir::Value& value, absl::Span<const ir::Node* const> readers) {
+  return std::all_of(value.uses().begin(), value.uses().end(), [&](const ir::Use& use) {
+    return use.user() != nullptr &&
+           std::find(readers.begin(), readers.end(), use.user()) != readers.end();
+  });
+}
+
+// Why the computed tensor does not fit what the model declares for `output`; "" when it fits.
+std::string declarationMismatch(const ir::Value& output, const onnx::TensorProto& computed) {
+  const ir::Type declared = output.type();
+  if (!declared.isTensor()) return "";
+  if (declared.elemType() != onnx::TensorProto::UNDEFINED &&
+      declared.elemType() != computed.data_type()) {
+    return absl::StrCat("the model declares '", output.name(), "' of element type ",
+                        declared.elemType(), ", the fold computed ", computed.data_type());
+  }
+  const std::optional<ir::Shape>& shape = declared.shape();
+  if (!shape) return "";
+  bool fits = static_cast<int>(shape->size()) == computed.dims_size();
+  for (int i = 0; fits && i < computed.dims_size(); ++i) {
+    const ir::Dim& dim = (*shape)[i];
+    fits = !dim.isKnown() || dim.value() == computed.dims(i);
+  }
+  if (fits) return "";
+  return absl::StrCat("the model declares '", output.name(), "' as ", shapeText(shape),
+                      ", the fold computed [", absl::StrJoin(computed.dims(), ", "), "]");
+}
+
+class FoldConstantNode final : public RewritePattern {
+ public:
+  FoldConstantNode(const char* op_type, const PassOption<int64_t>& max_size)
+      : RewritePattern("fold-constants", {op_type, 1}), max_size_(max_size) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
+    if (!node.hasUsedOutputs()) return failure();
+    for (const ir::Value* input : node.inputs()) {
+      if (input == nullptr || isConstant(*input)) continue;
+      if (input->isInitializer()) {
+        return rewriter.notifyMatchFailure(node, [&] {
+          return absl::StrCat("'", input->name(),
+                              "' is an initializer that is also a graph input: the caller may "
+                              "feed it");
+        });
+      }
+      return failure();
+    }
+    if (!eval::hasKernel(node)) {
+      return rewriter.notifyMatchFailure(node, [&] {
+        return absl::StrCat("the evaluator has no ", node.opType(), " kernel at opset ",
+                            rewriter.opsetVersion(node).value_or(0));
+      });
+    }
+
+    const bool returns_output = std::any_of(node.outputs().begin(), node.outputs().end(),
+                                            [](const ir::Value* v) { return v && v->isGraphOutput(); });
+    // A graph output is replaced by a Constant node before `node`, which a twin earlier in the
+    // graph could not read.
+    std::vector<const ir::Node*> readers;
+    if (!returns_output) readers = twinsOf(node);
+    readers.push_back(&node);
+    std::vector<ConstantView> views;  // keep alive what `inputs` point into
+    std::vector<const onnx::TensorProto*> inputs;
+    int64_t freed_bytes = 0;
+    for (const ir::Value* input : node.inputs()) {
+      if (input == nullptr) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      absl::StatusOr<std::optional<ConstantView>> view =
+          readConstant(*input, std::numeric_limits<int64_t>::max());
+      if (failed(rewriter.check(node, view.status()))) return failure();
+      if (!*view) {
+        return rewriter.notifyMatchFailure(node, [&] {
+          return absl::StrCat("constant '", input->name(),
+                              "' is sparse, segmented or of an element type of no known size");
+        });
+      }
+      const bool first_read = std::find(node.inputs().begin(), node.inputs().end(), input) ==
+                              node.inputs().begin() + inputs.size();
+      if (first_read && onlyReadBy(*input, readers)) {
+        freed_bytes += dataBytes((*view)->proto(), (*view)->numElements());
+      }
+      views.push_back(**view);
+      inputs.push_back(&views.back().proto());
+    }
+    eval::EvalLimits limits;
+    limits.max_output_bytes = std::max(freed_bytes, *max_size_);
+    absl::StatusOr<std::vector<onnx::TensorProto>> results = eval::evaluate(node, inputs, limits);
+    if (!results.ok()) {
+      return rewriter.notifyMatchFailure(node, [&] { return std::string(results.status().message()); });
+    }
+    if (results->size() != node.numOutputs()) {
+      return rewriter.notifyMatchFailure(node, "the evaluator gave a result per output it does not have");
+    }
+    int64_t result_bytes = 0;
+    for (size_t i = 0; i < results->size(); ++i) {
+      const ir::Value* output = node.output(i);
+      if (output == nullptr || !output->hasUses()) continue;
+      result_bytes += dataBytes((*results)[i]);
+      if (std::string why = declarationMismatch(*output, (*results)[i]); !why.empty()) {
+        return rewriter.notifyMatchFailure(node, why);
+      }
+    }
+    if (result_bytes > freed_bytes && result_bytes > *max_size_) {
+      return rewriter.notifyMatchFailure(node, [&] {
+        return absl::StrCat("the result takes ", result_bytes, " bytes, over max-size (",
+                            *max_size_, ") and more than the ", freed_bytes,
+                            " bytes of constants the fold frees");
+      });
+    }
+
+    if (failed(rewriter.match(node))) return failure();
+    for (size_t i = 0; i < results->size(); ++i) {
+      const ir::Value* output = node.output(i);
+      if (output == nullptr || !output->hasUses()) continue;
+      ir::Value* replacement = nullptr;
+      if (output->isGraphOutput()) {
+        ir::Node* constant = rewriter.createNode("Constant", {}, {output->name()});
+        rewriter.setAttr(*constant, ir::Attribute::makeTensor("value", std::move((*results)[i]),
+                                                              rewriter.model().arena()));
+        replacement = constant->output(0);
+      } else {
+        replacement = rewriter.createInitializer(output->name(), std::move((*results)[i]));
+      }
+      // The twins first, so that the replacement ends up with the node's own output name.
+      for (const ir::Node* twin : readers) {
+        const ir::Value* twin_output = twin->output(i);
+        if (twin != &node && twin_output != nullptr && twin_output->hasUses()) {
+          rewriter.replaceAllUsesWith(*twin_output, *replacement);
+        }
+      }
+      rewriter.replaceAllUsesWith(*output, *replacement);
+    }
+    return success();
+  }
+
+ private:
+  const PassOption<int64_t>& max_size_;
+};
+
+class FoldConstants final : public PatternPass {
+ public:
+  FoldConstants() : PatternPass("fold-constants") {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    for (const char* op_type : kFoldableOps) patterns.add<FoldConstantNode>(op_type, max_size_);
+  }
+
+  PassOption<int64_t> max_size_{
+      *this, "max-size", kDefaultMaxSize,
+      "bytes a folded result may take beyond the constants the fold frees", atLeast(0)};
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createFoldConstantsPass() { return std::make_unique<FoldConstants>(); }
+
+}  // namespace onnxopt
