@@ -1,0 +1,223 @@
+#pragma once
+
+// What the Conv fusions (fuse-bn-into-conv, fuse-add-bias-into-conv, fuse-mul-into-conv) share:
+// reading a Conv or ConvTranspose whose weight and bias are constants, the output channel of each
+// weight element (ConvTranspose and groups included), which constants vary per output channel
+// only, values rounded once to the weight's type, and the rewrite that makes the Conv take the
+// fused value's place. Header-only: passes/CMakeLists.txt compiles every .cc here as a pass.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "onnxopt/ir/describe.h"
+#include "onnxopt/rewrite/constant.h"
+#include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/schema.h"
+#include "onnxopt/rewrite/tensor_util.h"
+
+namespace onnxopt::conv_fusion {
+
+// The Conv or ConvTranspose (default domain) producing `value`, else null.
+inline const ir::Node* convProducerOf(const ir::Value* value) {
+  const ir::Node* conv = producerOf(value, "Conv");
+  return conv != nullptr ? conv : producerOf(value, "ConvTranspose");
+}
+
+// A Conv or ConvTranspose whose weight (and bias, if it has one) are constants, read as doubles.
+struct FusableConv {
+  const ir::Node* node = nullptr;
+  bool transposed = false;
+  int64_t group = 1;
+  int32_t elem_type = 0;
+  std::vector<int64_t> weight_dims;
+  std::vector<double> weight;
+  std::optional<std::vector<double>> bias;  // out_channels values
+  int64_t out_channels = 0;
+
+  int64_t rank() const { return static_cast<int64_t>(weight_dims.size()); }
+
+  // The output channel that weight element `e` (row-major) contributes to. Conv's weight is
+  // [M, C/group, k...]: axis 0. ConvTranspose's is [C, M/group, k...]: input channel i belongs to
+  // group i / (C/group), whose output channels are group * M/group + j for j along axis 1.
+  int64_t outputChannelOf(int64_t e) const {
+    int64_t kernel = 1;
+    for (size_t i = 2; i < weight_dims.size(); ++i) kernel *= weight_dims[i];
+    if (!transposed) return e / (weight_dims[1] * kernel);
+    const int64_t per_group_out = weight_dims[1];
+    const int64_t in_channel = e / (per_group_out * kernel);
+    const int64_t j = (e / kernel) % per_group_out;
+    return (in_channel / (weight_dims[0] / group)) * per_group_out + j;
+  }
+};
+
+// Whether the Conv family's type constraint T (float16, float, double; bfloat16 from version 22)
+// holds a type the fusions compute exactly in double and round once.
+inline bool isFusableElemType(int32_t elem_type) {
+  return elem_type == onnx::TensorProto::FLOAT || elem_type == onnx::TensorProto::DOUBLE ||
+         elem_type == onnx::TensorProto::FLOAT16 || elem_type == onnx::TensorProto::BFLOAT16;
+}
+
+// Reads `conv` (a Conv or ConvTranspose) for a fusion rooted at `root`. Declines (reason recorded
+// on `root`) when it is not one whose weights can be rewritten; an error for malformed attributes
+// or constants.
+inline LogicalResult readFusableConv(const ir::Node& root, const ir::Node& conv,
+                                     PatternRewriter& rewriter, FusableConv* out) {
+  auto decline = [&](absl::string_view why) {
+    return rewriter.notifyMatchFailure(root, [&] { return absl::StrCat(ir::describe(conv), ": ", why); });
+  };
+  if (conv.numOutputs() != 1 || conv.output(0) == nullptr || conv.input(0) == nullptr ||
+      conv.input(1) == nullptr || conv.numInputs() > 3) {
+    return decline("not one output and two or three inputs");
+  }
+  absl::StatusOr<int64_t> group = getIntOr(conv, "group", 1);
+  if (!group.ok()) return rewriter.emitError(conv, group.status());
+  if (*group < 1) return decline(absl::StrCat("group is ", *group));
+
+  absl::StatusOr<std::optional<ConstantView>> weight = readConstant(*conv.input(1));
+  if (!weight.ok()) return rewriter.emitError(conv, weight.status());
+  if (!*weight) return decline(absl::StrCat("the weight '", conv.input(1)->name(), "' is not a constant"));
+  const ConstantView& w = **weight;
+  if (!isFusableElemType(w.elemType())) {
+    return decline(absl::StrCat("the weight's element type ", ir::elemTypeName(w.elemType()),
+                                " is not float16, bfloat16, float or double"));
+  }
+  if (w.rank() < 3) return decline(absl::StrCat("the weight has rank ", w.rank(), ", not 3 or more"));
+  const bool transposed = conv.opType() == "ConvTranspose";
+  const int64_t grouped_axis = w.dims()[0];
+  if (grouped_axis % *group != 0) {
+    return decline(absl::StrCat("the weight's axis 0 (", grouped_axis, ") is not a multiple of group ", *group));
+  }
+  std::optional<std::vector<double>> weight_values = w.asDoubles();
+  if (!weight_values) return decline("the weight's data cannot be read");
+
+  out->node = &conv;
+  out->transposed = transposed;
+  out->group = *group;
+  out->elem_type = w.elemType();
+  out->weight_dims.assign(w.dims().begin(), w.dims().end());
+  out->weight = std::move(*weight_values);
+  out->out_channels = transposed ? w.dims()[1] * *group : w.dims()[0];
+  out->bias.reset();
+
+  const ir::Value* bias_value = conv.input(2);
+  if (bias_value == nullptr) return success();
+  absl::StatusOr<std::optional<ConstantView>> bias = readConstant(*bias_value);
+  if (!bias.ok()) return rewriter.emitError(conv, bias.status());
+  if (!*bias) return decline(absl::StrCat("the bias '", bias_value->name(), "' is not a constant"));
+  const ConstantView& b = **bias;
+  if (b.elemType() != w.elemType() || b.rank() != 1 || b.dims()[0] != out->out_channels) {
+    return decline(absl::StrCat("the bias is not ", ir::elemTypeName(w.elemType()), "[",
+                                out->out_channels, "]"));
+  }
+  out->bias = b.asDoubles();
+  if (!out->bias) return decline("the bias's data cannot be read");
+  return success();
+}
+
+// The value per output channel of a constant that an elementwise op (Add, Mul: numpy
+// broadcasting, aligned from the right) combines with a Conv output of rank `rank` and
+// `channels` channels (axis 1), when its value provably depends on the channel alone: every dim
+// is 1 except, possibly, the one aligned with axis 1, which is `channels`; and its rank is at
+// most `rank`, so that the result keeps the Conv output's shape. [C] against a rank-4 output
+// aligns with the last axis, not the channel axis: nullopt. Also nullopt when the data cannot be
+// read or a value is not finite (Inf * 0 inside the Conv's sum would give NaN where the
+// unfused model gives a number, or the reverse).
+inline std::optional<std::vector<double>> perChannelValues(const ConstantView& c, int64_t rank,
+                                                           int64_t channels) {
+  if (c.rank() > rank) return std::nullopt;
+  const int64_t channel_index = c.rank() - rank + 1;  // the constant's dim aligned with axis 1
+  bool varies = false;
+  for (int64_t i = 0; i < c.rank(); ++i) {
+    const int64_t dim = c.dims()[i];
+    if (dim == 1) continue;
+    if (i != channel_index || dim != channels) return std::nullopt;
+    varies = true;
+  }
+  std::optional<std::vector<double>> values = c.asDoubles();
+  if (!values || values->size() != static_cast<size_t>(varies ? channels : 1)) return std::nullopt;
+  for (double v : *values) {
+    if (!std::isfinite(v)) return std::nullopt;
+  }
+  if (!varies) values->assign(static_cast<size_t>(channels), (*values)[0]);
+  return values;
+}
+
+// `value` rounded to float by round-to-odd: the nearest float, or, when `value` lies between two
+// floats, the one whose last bit is 1. Rounding that result to a type of at most 22 significant
+// bits (float16: 11, bfloat16: 8) gives what rounding `value` to it directly would: one rounding,
+// not two.
+inline float roundToOddFloat(double value) {
+  if (!std::isfinite(value)) return static_cast<float>(value);
+  float nearest = static_cast<float>(value);
+  if (std::isinf(nearest)) nearest = std::copysign(std::numeric_limits<float>::max(), nearest);
+  if (static_cast<double>(nearest) == value) return nearest;
+  uint32_t bits;
+  std::memcpy(&bits, &nearest, sizeof bits);
+  if ((bits & 1) == 0) {
+    // Sign and magnitude: one less is the neighbour nearer zero.
+    bits = std::fabs(static_cast<double>(nearest)) > std::fabs(value) ? bits - 1 : bits + 1;
+  }
+  float odd;
+  std::memcpy(&odd, &bits, sizeof odd);
+  return odd;
+}
+
+// `values`, each rounded once to `elem_type` (isFusableElemType), as a tensor of `dims`.
+inline onnx::TensorProto encode(int32_t elem_type, absl::Span<const int64_t> dims,
+                                absl::Span<const double> values) {
+  std::string bytes;
+  auto append = [&bytes](const auto& element) {
+    bytes.append(reinterpret_cast<const char*>(&element), sizeof element);
+  };
+  for (double v : values) {
+    switch (elem_type) {
+      case onnx::TensorProto::DOUBLE:
+        append(v);
+        break;
+      case onnx::TensorProto::FLOAT:
+        append(static_cast<float>(v));
+        break;
+      case onnx::TensorProto::FLOAT16:
+        append(floatToHalf(roundToOddFloat(v)));
+        break;
+      default:  // BFLOAT16
+        append(floatToBfloat16(roundToOddFloat(v)));
+        break;
+    }
+  }
+  return makeTensor(elem_type, dims, std::move(bytes));
+}
+
+// The rewrite, after a successful rewriter.match(root, {conv.node}): the Conv reads the new
+// weight (when given) and bias (when given), new initializers in the root's graph (the old ones
+// stay for any other readers), and its output takes the place of the root's.
+inline void rewriteConv(const ir::Node& root, const FusableConv& conv,
+                        const std::vector<double>* weight, const std::vector<double>* bias,
+                        PatternRewriter& rewriter) {
+  const ir::Node& node = *conv.node;
+  const std::string bias_hint = node.input(2) != nullptr
+                                    ? absl::StrCat(node.input(2)->name(), "_fused")
+                                    : absl::StrCat(node.input(1)->name(), "_bias");
+  if (weight != nullptr) {
+    ir::Value* w = rewriter.createInitializer(absl::StrCat(node.input(1)->name(), "_fused"),
+                                              encode(conv.elem_type, conv.weight_dims, *weight));
+    rewriter.setInput(node, 1, w);
+  }
+  if (bias != nullptr) {
+    const int64_t dims[] = {conv.out_channels};
+    ir::Value* b = rewriter.createInitializer(bias_hint, encode(conv.elem_type, dims, *bias));
+    rewriter.setInput(node, std::min<size_t>(2, node.numInputs()), b);
+  }
+  rewriter.replaceAllUsesWith(*root.output(0), *node.output(0));
+}
+
+}  // namespace onnxopt::conv_fusion

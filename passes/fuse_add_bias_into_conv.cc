@@ -1,0 +1,82 @@
+// fuse-add-bias-into-conv: Y = Add(Conv(x, W[, b]), B), or Add(B, Conv(...)), with B a constant
+// that provably varies per output channel only ([1,C,1,1], [C,1,1], all ones; never [C] against
+// a rank-4 output, which broadcasts along the last axis), becomes Y = Conv(x, W, b + B); the same
+// for ConvTranspose. Computed in double and rounded once to the weight's type.
+// See docs/passes/fuse-add-bias-into-conv.md.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "conv_fusion.h"
+#include "onnxopt/rewrite/constant.h"
+#include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+
+namespace onnxopt {
+namespace {
+
+using conv_fusion::FusableConv;
+
+class FoldAddIntoConvBias final : public RewritePattern {
+ public:
+  // Add 7, 13, 14 broadcast as numpy does (before 7: a `broadcast` attribute, not handled).
+  FoldAddIntoConvBias() : RewritePattern("fold-add-into-conv-bias", {"Add", 7}) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& add, PatternRewriter& rewriter) const override {
+    if (add.numInputs() != 2 || add.output(0) == nullptr) return failure();
+    for (size_t i = 0; i < 2; ++i) {
+      const ir::Node* conv = conv_fusion::convProducerOf(add.input(i));
+      if (conv == nullptr) continue;
+      const ir::Value* other = add.input(1 - i);
+      if (other == nullptr) return failure();
+      FusableConv fusable;
+      if (failed(conv_fusion::readFusableConv(add, *conv, rewriter, &fusable))) return failure();
+      absl::StatusOr<std::optional<ConstantView>> constant = readConstant(*other);
+      if (!constant.ok()) return rewriter.emitError(add, constant.status());
+      if (!*constant) {
+        return rewriter.notifyMatchFailure(add, [&] { return absl::StrCat("'", other->name(), "' is not a constant"); });
+      }
+      std::optional<std::vector<double>> per_channel =
+          conv_fusion::perChannelValues(**constant, fusable.rank(), fusable.out_channels);
+      if ((*constant)->elemType() != fusable.elem_type || !per_channel) {
+        return rewriter.notifyMatchFailure(add, [&] {
+          return absl::StrCat("'", other->name(), "' is not a finite ", ir::elemTypeName(fusable.elem_type),
+                              " constant that varies along the channel axis 1 of the rank-",
+                              fusable.rank(), " output only");
+        });
+      }
+      if (!rewriter.canReplaceAllUsesWith(*add.output(0), *conv->output(0))) {
+        return rewriter.notifyMatchFailure(add, "the Conv's output cannot take the place of the sum");
+      }
+      if (failed(rewriter.match(add, {conv}))) return failure();
+      std::vector<double> bias = std::move(*per_channel);
+      if (fusable.bias) {
+        for (size_t c = 0; c < bias.size(); ++c) bias[c] += (*fusable.bias)[c];
+      }
+      conv_fusion::rewriteConv(add, fusable, nullptr, &bias, rewriter);
+      return success();
+    }
+    return failure();
+  }
+};
+
+class FuseAddBiasIntoConv final : public PatternPass {
+ public:
+  FuseAddBiasIntoConv() : PatternPass("fuse-add-bias-into-conv") {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    patterns.add<FoldAddIntoConvBias>();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createFuseAddBiasIntoConvPass() {
+  return std::make_unique<FuseAddBiasIntoConv>();
+}
+
+}  // namespace onnxopt

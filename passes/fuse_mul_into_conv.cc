@@ -1,0 +1,84 @@
+// fuse-mul-into-conv: Y = Mul(Conv(x, W[, b]), S), or Mul(S, Conv(...)), with S a finite constant
+// that provably varies per output channel only ([1,C,1,1], [C,1,1], all ones; never [C] against
+// a rank-4 output, which broadcasts along the last axis), becomes Y = Conv(x, W * S, b * S) with
+// S applied along the output channels; the same for ConvTranspose. Computed in double and
+// rounded once to the weight's type. See docs/passes/fuse-mul-into-conv.md.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "conv_fusion.h"
+#include "onnxopt/rewrite/constant.h"
+#include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+
+namespace onnxopt {
+namespace {
+
+using conv_fusion::FusableConv;
+
+class FoldMulIntoConvWeight final : public RewritePattern {
+ public:
+  // Mul 7, 13, 14 broadcast as numpy does (before 7: a `broadcast` attribute, not handled).
+  FoldMulIntoConvWeight() : RewritePattern("fold-mul-into-conv-weight", {"Mul", 7}) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& mul, PatternRewriter& rewriter) const override {
+    if (mul.numInputs() != 2 || mul.output(0) == nullptr) return failure();
+    for (size_t i = 0; i < 2; ++i) {
+      const ir::Node* conv = conv_fusion::convProducerOf(mul.input(i));
+      if (conv == nullptr) continue;
+      const ir::Value* other = mul.input(1 - i);
+      if (other == nullptr) return failure();
+      FusableConv fusable;
+      if (failed(conv_fusion::readFusableConv(mul, *conv, rewriter, &fusable))) return failure();
+      absl::StatusOr<std::optional<ConstantView>> constant = readConstant(*other);
+      if (!constant.ok()) return rewriter.emitError(mul, constant.status());
+      if (!*constant) {
+        return rewriter.notifyMatchFailure(mul, [&] { return absl::StrCat("'", other->name(), "' is not a constant"); });
+      }
+      std::optional<std::vector<double>> scale =
+          conv_fusion::perChannelValues(**constant, fusable.rank(), fusable.out_channels);
+      if ((*constant)->elemType() != fusable.elem_type || !scale) {
+        return rewriter.notifyMatchFailure(mul, [&] {
+          return absl::StrCat("'", other->name(), "' is not a finite ", ir::elemTypeName(fusable.elem_type),
+                              " constant that varies along the channel axis 1 of the rank-",
+                              fusable.rank(), " output only");
+        });
+      }
+      if (!rewriter.canReplaceAllUsesWith(*mul.output(0), *conv->output(0))) {
+        return rewriter.notifyMatchFailure(mul, "the Conv's output cannot take the place of the product");
+      }
+      if (failed(rewriter.match(mul, {conv}))) return failure();
+      std::vector<double> weight = std::move(fusable.weight);
+      for (size_t e = 0; e < weight.size(); ++e) {
+        weight[e] *= (*scale)[static_cast<size_t>(fusable.outputChannelOf(static_cast<int64_t>(e)))];
+      }
+      std::optional<std::vector<double>> bias = fusable.bias;
+      if (bias) {
+        for (size_t c = 0; c < bias->size(); ++c) (*bias)[c] *= (*scale)[c];
+      }
+      conv_fusion::rewriteConv(mul, fusable, &weight, bias ? &*bias : nullptr, rewriter);
+      return success();
+    }
+    return failure();
+  }
+};
+
+class FuseMulIntoConv final : public PatternPass {
+ public:
+  FuseMulIntoConv() : PatternPass("fuse-mul-into-conv") {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    patterns.add<FoldMulIntoConvWeight>();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createFuseMulIntoConvPass() { return std::make_unique<FuseMulIntoConv>(); }
+
+}  // namespace onnxopt
