@@ -2,6 +2,7 @@
 // Identity where a graph output cannot take X (a main-graph output keeps its name; a body output
 // stays a value of the body). See docs/passes/eliminate-identity.md.
 
+#include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 
@@ -14,14 +15,8 @@ class ForwardIdentityInput final : public RewritePattern {
 
   LogicalResult matchAndRewrite(const ir::Node& identity, PatternRewriter& rewriter) const override {
     ir::Value* input = identity.input(0);
-    const ir::Value* output = identity.output(0);
-    if (input == nullptr || output == nullptr) return failure();
-    if (!rewriter.canReplaceAnyUseWith(*output, *input)) {
-      return rewriter.notifyMatchFailure(identity, "only graph outputs read it, and they keep it");
-    }
-    if (failed(rewriter.match(identity))) return failure();
-    rewriter.replaceUsesWhereAllowed(*output, *input);
-    return success();
+    if (input == nullptr) return failure();
+    return forwardOperand(identity, *input, rewriter);
   }
 };
 

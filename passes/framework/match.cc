@@ -1,6 +1,7 @@
 #include "onnxopt/rewrite/match.h"
 
 #include "absl/strings/str_cat.h"
+#include "onnxopt/rewrite/rewriter.h"
 
 namespace onnxopt {
 
@@ -12,6 +13,17 @@ const ir::Node* producerOf(const ir::Value* value, absl::string_view op_type,
 
 bool hasSingleReader(const ir::Value& value) {
   return value.hasOneUse() && !value.uses().front().isGraphOutput();
+}
+
+LogicalResult forwardOperand(const ir::Node& node, ir::Value& operand, PatternRewriter& rewriter) {
+  const ir::Value* output = node.output(0);
+  if (output == nullptr) return failure();
+  if (!rewriter.canReplaceAnyUseWith(*output, operand)) {
+    return rewriter.notifyMatchFailure(node, "only graph outputs read it, and they keep it");
+  }
+  if (failed(rewriter.match(node))) return failure();
+  rewriter.replaceUsesWhereAllowed(*output, operand);
+  return success();
 }
 
 bool isDeterministic(const ir::Node& node) {

@@ -9,8 +9,11 @@
 #include "absl/strings/string_view.h"
 #include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
+#include "onnxopt/rewrite/pattern.h"
 
 namespace onnxopt {
+
+class PatternRewriter;
 
 // The node producing `value` when it is an `op_type` of `domain` ("" is ONNX's), else null.
 ONNXOPT_API const ir::Node* producerOf(const ir::Value* value, absl::string_view op_type,
@@ -21,6 +24,13 @@ ONNXOPT_API bool hasSingleReader(const ir::Value& value);
 
 inline bool isKnownOne(const ir::Dim& dim) { return dim.isKnown() && dim.value() == 1; }
 inline bool isKnownNotOne(const ir::Dim& dim) { return dim.isKnown() && dim.value() != 1; }
+
+// The rewrite of a node that passes `operand` through unchanged (same type, same shape, same
+// elements as its output 0): its readers read `operand` wherever the model's interface allows
+// (PatternRewriter::replaceUsesWhereAllowed; the node then goes when nothing reads it). Fails,
+// with the reason recorded, when no reader may.
+ONNXOPT_API LogicalResult forwardOperand(const ir::Node& node, ir::Value& operand,
+                                         PatternRewriter& rewriter);
 
 // Whether the node computes the same outputs every time it runs on the same inputs: an ONNX
 // operator of the default domain other than the random ones (RandomNormal, RandomUniform, their
