@@ -39,7 +39,9 @@ py::str text(absl::string_view bytes) {
 // the keyword argument instead.
 std::string inPythonTerms(absl::string_view message) {
   return absl::StrReplaceAll(message,
-                             {{"(--fixed-point cap)", "(the max_fixed_point_rounds cap)"}});
+                             {{"(--fixed-point cap)", "(the max_fixed_point_rounds cap)"},
+                              {"--input-shape", "input_shapes"},
+                              {"--dim", "dims"}});
 }
 
 // Raises onnxopt.OptimizeError(message) with the status code's name in `code`.
@@ -95,7 +97,7 @@ struct Request {
 // Load, verify, run, and save when there is an output path: the onnx-opt command line's steps
 // and error lines. On success `*model` is the optimized model.
 absl::Status run(const Request& request, absl::string_view input_bytes, PipelineReport* report,
-                 std::unique_ptr<ir::Model>* model) {
+                 std::vector<FixedDim>* fixed_dims, std::unique_ptr<ir::Model>* model) {
   absl::StatusOr<PassManager> manager = makePassManager(request.pipeline, request.options);
   if (!manager.ok()) return about("", manager.status());
 
@@ -110,6 +112,10 @@ absl::Status run(const Request& request, absl::string_view input_bytes, Pipeline
   if (absl::Status status = ir::verify(**loaded); !status.ok()) {
     return about(input, absl::Status(status.code(), absl::StrCat("invalid model: ", status.message())));
   }
+  absl::StatusOr<std::vector<FixedDim>> fixed =
+      fixDims(**loaded, request.options.input_shapes, request.options.dims);
+  if (!fixed.ok()) return about(input, fixed.status());
+  *fixed_dims = *std::move(fixed);
   absl::StatusOr<PipelineReport> ran = manager->run(**loaded);
   if (!ran.ok()) return about(input, ran.status());
   *report = *std::move(ran);
@@ -152,7 +158,9 @@ py::tuple optimize(const py::object& error_type, std::optional<std::string> inpu
                    std::optional<py::buffer> input_bytes, std::optional<std::string> output_path,
                    std::string pipeline, std::string base_dir, bool verify_each, bool fixed_point,
                    int64_t max_fixed_point_rounds, bool require_convergence, py::object debug,
-                   std::string external_data_file) {
+                   std::string external_data_file,
+                   std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes,
+                   std::vector<std::pair<std::string, int64_t>> dims) {
   if (input_path.has_value() == input_bytes.has_value()) {
     throw py::value_error("give exactly one of input_path and input_bytes");
   }
@@ -166,6 +174,10 @@ py::tuple optimize(const py::object& error_type, std::optional<std::string> inpu
   request.options.require_convergence = require_convergence;
   request.options.external_data_dir = std::move(base_dir);
   request.options.save.external_data_file = std::move(external_data_file);
+  for (auto& [name, shape] : input_shapes) {
+    request.options.input_shapes.push_back({std::move(name), std::move(shape)});
+  }
+  for (auto& [symbol, value] : dims) request.options.dims.push_back({std::move(symbol), value});
   DebugForwarder forwarder(std::move(debug));
   request.options.debug_sink = forwarder.sink();
 
@@ -182,12 +194,13 @@ py::tuple optimize(const py::object& error_type, std::optional<std::string> inpu
   }
 
   PipelineReport report;
+  std::vector<FixedDim> fixed_dims;
   absl::Status status;
   py::object result;  // null until the model's bytes are in it; None when written to a file
   {
     py::gil_scoped_release no_gil;
     std::unique_ptr<ir::Model> model;
-    status = run(request, bytes, &report, &model);
+    status = run(request, bytes, &report, &fixed_dims, &model);
     if (status.ok() && request.output_path.empty()) {
       absl::StatusOr<py::object> serialized = toBytes(std::move(model));
       if (serialized.ok()) {
@@ -205,7 +218,12 @@ py::tuple optimize(const py::object& error_type, std::optional<std::string> inpu
     warnings.append(text(inPythonTerms(formatErrorLine(request.input_path, warning))));
   }
   if (!result) result = py::none();
-  return py::make_tuple(result, report, warnings);
+  py::list fixed;
+  for (const FixedDim& dim : fixed_dims) {
+    fixed.append(py::make_tuple(text(dim.symbol), text(dim.input), dim.index, dim.value,
+                                dim.declarations));
+  }
+  return py::make_tuple(result, report, warnings, fixed);
 }
 
 // [(name, summary, [(option, type, default, description), ...]), ...] sorted by name.
@@ -269,7 +287,8 @@ PYBIND11_MODULE(_onnxopt, m) {
                             ", changed=", run.changed ? "True" : "False", ")");
       });
 
-  py::class_<PipelineReport>(m, "Report")
+  // dynamic_attr: the Python side adds `fixed_dims`, which is not the pipeline's.
+  py::class_<PipelineReport>(m, "Report", py::dynamic_attr())
       .def_readonly("runs", &PipelineReport::runs)
       .def_readonly("rounds", &PipelineReport::rounds)
       .def_readonly("changed", &PipelineReport::changed)
@@ -296,17 +315,20 @@ PYBIND11_MODULE(_onnxopt, m) {
                    std::optional<std::string> output_path, std::string pipeline,
                    std::string base_dir, bool verify_each, bool fixed_point,
                    int64_t max_fixed_point_rounds, bool require_convergence, py::object debug,
-                   std::string external_data_file) {
+                   std::string external_data_file,
+                   std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes,
+                   std::vector<std::pair<std::string, int64_t>> dims) {
         return python::optimize(error_type, std::move(input_path), std::move(input_bytes),
                                 std::move(output_path), std::move(pipeline), std::move(base_dir),
                                 verify_each, fixed_point, max_fixed_point_rounds,
                                 require_convergence, std::move(debug),
-                                std::move(external_data_file));
+                                std::move(external_data_file), std::move(input_shapes),
+                                std::move(dims));
       },
       py::kw_only(), py::arg("input_path"), py::arg("input_bytes"), py::arg("output_path"),
       py::arg("pipeline"), py::arg("base_dir"), py::arg("verify_each"), py::arg("fixed_point"),
       py::arg("max_fixed_point_rounds"), py::arg("require_convergence"), py::arg("debug"),
-      py::arg("external_data_file"));
+      py::arg("external_data_file"), py::arg("input_shapes"), py::arg("dims"));
   m.def("list_passes", &python::listPasses);
   m.def("list_pipelines", &python::listPipelines);
 }

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -30,6 +31,7 @@
 #include "onnxopt/ir/tensor.h"
 #include "onnxopt/ir/type.h"
 #include "onnxopt/ir/verifier.h"
+#include "onnxopt/pass/input_shapes.h"
 #include "onnxopt/pass/pass.h"
 #include "onnxopt/pass/pass_manager.h"
 #include "onnxopt/pass/pass_registry.h"
@@ -77,6 +79,15 @@ struct OptimizeOptions {
 
   // optimizeFile(): how the output is written (external data for models over 2 GiB).
   ir::SaveOptions save;
+
+  // Dims to fix before the pipeline runs (--input-shape, --dim; onnxopt/pass/input_shapes.h):
+  // a graph input's dims, a symbolic dim in every declaration. A problem with them (an input the
+  // model does not have, a wrong rank, a dim the model fixes to another size) is an
+  // InvalidArgument naming the input or symbol, and the model is not changed. If set,
+  // `fixed_dims` receives what was fixed.
+  std::vector<InputShape> input_shapes;
+  std::vector<DimValue> dims;
+  std::vector<FixedDim>* fixed_dims = nullptr;
 };
 
 // Optimizes `model` in place. `pipeline` is a named pipeline ("-O0", "-O1", "-O2") or pipeline

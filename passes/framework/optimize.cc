@@ -82,6 +82,10 @@ absl::StatusOr<PassManager> makePassManager(const std::string& pipeline,
 namespace {
 
 absl::Status runManager(PassManager& manager, ir::Model& model, const OptimizeOptions& options) {
+  absl::StatusOr<std::vector<FixedDim>> fixed =
+      fixDims(model, options.input_shapes, options.dims);
+  if (!fixed.ok()) return fixed.status();
+  if (options.fixed_dims) *options.fixed_dims = *std::move(fixed);
   absl::StatusOr<PipelineReport> report = manager.run(model);
   if (!report.ok()) return report.status();
   if (options.report) *options.report = *std::move(report);

@@ -852,6 +852,28 @@ Type tileRule(const ir::Node& node, const Type& input, ShapeOracle& shapes) {
   return Type::tensor(elem, std::move(out));
 }
 
+// A Reshape target's one -1 (unknown in `shape`), from the input's element count when every
+// other dim is known.
+void inferMinusOne(const std::optional<Shape>& input, Shape& shape) {
+  if (!input) return;
+  int64_t total = 1, known = 1;
+  for (const Dim& dim : *input) {
+    if (!dim.isKnown() || __builtin_mul_overflow(total, dim.value(), &total)) return;
+  }
+  Dim* missing = nullptr;
+  for (Dim& dim : shape) {
+    if (dim.isKnown()) {
+      if (__builtin_mul_overflow(known, dim.value(), &known)) return;
+    } else if (missing != nullptr) {
+      return;
+    } else {
+      missing = &dim;
+    }
+  }
+  if (missing == nullptr || known <= 0 || total % known != 0) return;
+  *missing = Dim::known(total / known);
+}
+
 }  // namespace
 
 std::optional<SliceRange> sliceRange(int64_t dim, int64_t start, int64_t end, int64_t step) {
@@ -1112,6 +1134,7 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
           shape.push_back(Dim::known(dim));
         }
       }
+      inferMinusOne(input.shape(), shape);
       return Type::tensor(input.elemType(), std::move(shape));
     }
   }

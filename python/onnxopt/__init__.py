@@ -18,7 +18,7 @@ from . import _onnxopt
 from ._onnxopt import OptimizeError, PassRun, PassStatistics, Report
 
 __all__ = ["optimize", "list_passes", "list_pipelines", "OptimizeError", "OptimizeWarning",
-           "Report", "PassRun", "PassStatistics", "PassInfo", "PassOption", "Pipeline"]
+           "Report", "PassRun", "PassStatistics", "PassInfo", "PassOption", "Pipeline", "FixedDim"]
 __version__ = _onnxopt.__version__
 
 
@@ -30,11 +30,13 @@ class OptimizeWarning(UserWarning):
 PassInfo = _collections.namedtuple("PassInfo", "name summary options")
 PassOption = _collections.namedtuple("PassOption", "name type default description")
 Pipeline = _collections.namedtuple("Pipeline", "name passes summary")
+FixedDim = _collections.namedtuple("FixedDim", "symbol input index value declarations")
 
 
 def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=False,
              fixed_point=False, max_fixed_point_rounds=10, require_convergence=False,
-             debug=False, external_data_file=None, return_report=False):
+             debug=False, external_data_file=None, input_shapes=None, dims=None,
+             return_report=False):
     """Optimizes `model` and returns the result as a new onnx.ModelProto.
 
     model: an onnx.ModelProto (left unchanged), the serialized model (bytes, bytearray,
@@ -53,7 +55,11 @@ def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=Fal
         max_fixed_point_rounds rounds, as a named pipeline always is (onnx-opt's --fixed-point).
     external_data_file: with output=, the file name for weights moved out of a model over 2 GiB
         (default: "<output name>.data").
-    return_report: return (model or None, Report) instead: the statistics of every pass run.
+    input_shapes: {input name: [d0, d1, ...]}: fix those graph inputs' dims before optimizing,
+        as onnx-opt's --input-shape (a symbolic dim given a size is fixed everywhere it is named).
+    dims: {symbol: size}: fix a symbolic dim in every declaration, as onnx-opt's --dim.
+    return_report: return (model or None, Report) instead: the statistics of every pass run, and
+        in report.fixed_dims the dims input_shapes and dims fixed (FixedDim tuples).
 
     Raises OptimizeError (a ValueError) with the message onnx-opt prints after
     'onnx-opt: error: '; emits OptimizeWarning for onnx-opt's warnings.
@@ -80,13 +86,17 @@ def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=Fal
     elif not callable(debug):
         raise TypeError("debug must be a bool or a callable taking one line")
 
-    result, report, warning_lines = _onnxopt.optimize(
+    input_shapes = [(name, [_dim_size(d) for d in shape])
+                    for name, shape in (input_shapes or {}).items()]
+    dims = [(symbol, _dim_size(size)) for symbol, size in (dims or {}).items()]
+    result, report, warning_lines, fixed = _onnxopt.optimize(
         input_path=input_path, input_bytes=input_bytes,
         output_path=None if output is None else _os.fspath(output), pipeline=passes,
         base_dir="" if base_dir is None else _os.fspath(base_dir), verify_each=verify_each,
         fixed_point=fixed_point, max_fixed_point_rounds=max_fixed_point_rounds,
         require_convergence=require_convergence, debug=debug,
-        external_data_file=external_data_file or "")
+        external_data_file=external_data_file or "", input_shapes=input_shapes, dims=dims)
+    report.fixed_dims = [FixedDim(*dim) for dim in fixed]
     input_bytes = None  # a ModelProto's serialized copy is not needed any more
     for line in warning_lines:
         _warnings.warn(line, OptimizeWarning, stacklevel=2)
@@ -106,6 +116,12 @@ def list_passes():
 def list_pipelines():
     """The named pipelines: Pipeline(name, passes, summary), name as passes= takes it ("-O1")."""
     return [Pipeline(*pipeline) for pipeline in _onnxopt.list_pipelines()]
+
+
+def _dim_size(size):
+    if isinstance(size, bool) or not isinstance(size, int):
+        raise TypeError(f"a dim size must be an int, not {type(size).__name__}")
+    return size
 
 
 def _print_debug_line(line):

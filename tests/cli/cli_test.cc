@@ -1144,6 +1144,7 @@ TEST_F(CliTest, HelpAndUserGuideNameTheSameFlags) {
         flag == "--emit" || flag == "--report") {
       args.push_back(flag == "--emit" ? "text" : "x");
     }
+    if (flag == "--input-shape" || flag == "--dim") args.push_back("x=1");
     EXPECT_TRUE(onnxopt::cli::parseArgs(args).ok()) << "--help lists " << flag
                                                     << ", which does not parse";
   }
@@ -1565,3 +1566,113 @@ TEST_F(CliTest, BadProgressIntervalIsAUsageError) {
 }
 
 }  // namespace
+
+// --input-shape and --dim (docs/user-guide.md).
+
+// A dynamic batch N in the inputs, an output and value_info, an unnamed dim, and the shape of a
+// value computed from the input: once N and the unnamed dim are fixed, fold-shapes folds it.
+constexpr const char* kDynamicBatchText = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+dynamic_batch (float[N,?,4] X, float[N] B) => (float[N,12] Y, int64[3] S)
+<float[N,3,4] R>
+{
+  R = Relu(X)
+  S = Shape(R)
+  Y = Reshape(R, target)
+  target = Constant<value = int64[2] {-1, 12}>()
+}
+)";
+
+class CliInputShapeTest : public CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    model_ = dir_ + "/dynamic_batch.onnx";
+    writeModelFromText(model_, kDynamicBatchText);
+  }
+  // The text of the model `args` make, run with -O0.
+  ToolRun textOf(std::vector<std::string> args) {
+    args.insert(args.begin(), {model_, "-O0", "--emit=text"});
+    return runTool(args);
+  }
+  std::string model_;
+};
+
+TEST_F(CliInputShapeTest, InputShapeFixesTheSymbolEverywhereAndTheUnnamedDimInItsInput) {
+  ToolRun r = textOf({"--input-shape", "X=2,3,4"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(contains(r.out, "(float[2,3,4] X, float[2] B) => (float[2,12] Y, int64[3] S)"))
+      << r.describe();
+  EXPECT_TRUE(contains(r.out, "float[2,3,4] R")) << "value_info follows\n" << r.describe();
+  EXPECT_TRUE(contains(r.err, "\n  fixed dims: N=2 (4 declarations), X[1]=3\n")) << r.describe();
+}
+
+TEST_F(CliInputShapeTest, DimFixesASymbol) {
+  ToolRun r = textOf({"--dim=N=5"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(contains(r.out, "(float[5,?,4] X, float[5] B) => (float[5,12] Y, int64[3] S)"))
+      << r.describe();
+  EXPECT_TRUE(contains(r.err, "\n  fixed dims: N=5 (4 declarations)\n")) << r.describe();
+}
+
+TEST_F(CliInputShapeTest, FixedDimsLetShapesFold) {
+  ToolRun dynamic = runTool({model_, "--passes=fold-shapes", "--emit=text", "--debug"});
+  ASSERT_EQ(dynamic.exit_code, 0) << dynamic.describe();
+  EXPECT_TRUE(contains(dynamic.out, "S = Shape(R)")) << dynamic.describe();
+  ToolRun fixed = runTool({model_, "--passes=fold-shapes", "--emit=text", "--input-shape=X=1,3,4",
+                           "--report=" + out_dir_ + "/report.json"});
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.describe();
+  EXPECT_TRUE(contains(fixed.out, "S = Constant<value = int64[3] {1, 3, 4}>()"))
+      << fixed.describe();
+  const onnxopt::testing::JsonValue json = readJson(out_dir_ + "/report.json");
+  const auto& dims = json["fixed_dims"].array;
+  ASSERT_EQ(dims.size(), 2u);
+  EXPECT_EQ(dims[0]["symbol"].string, "N");
+  EXPECT_EQ(dims[0]["input"].string, "X");
+  EXPECT_EQ(dims[0]["index"].integer(), 0);
+  EXPECT_EQ(dims[0]["value"].integer(), 1);
+  EXPECT_EQ(dims[0]["declarations"].integer(), 4);
+  EXPECT_EQ(dims[1]["symbol"].string, "");
+  EXPECT_EQ(dims[1]["index"].integer(), 1);
+  EXPECT_EQ(dims[1]["value"].integer(), 3);
+}
+
+TEST_F(CliInputShapeTest, ShapesTheModelDoesNotFitAreUsageErrors) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--input-shape=Z=1"}, "--input-shape: the model has no input 'Z' (inputs: X, B)"},
+      {{"--input-shape=X=1,3"}, "--input-shape: input 'X' has rank 3, but 2 dims were given"},
+      {{"--input-shape=X=1,3,5"}, "--input-shape: input 'X' dim 2 is 4 in the model, not 5"},
+      {{"--input-shape=X=1,3,4", "--input-shape=X=1,3,4"},
+       "--input-shape: input 'X' is given twice"},
+      {{"--input-shape=X=1,3,4", "--input-shape=B=2"},
+       "--input-shape B (input 'B' dim 0 ('N')) makes dim 'N' 2, but --input-shape X (input 'X' "
+       "dim 0 ('N')) makes it 1"},
+      {{"--input-shape=X=1,3,4", "--dim=N=2"},
+       "--dim N=2 makes dim 'N' 2, but --input-shape X (input 'X' dim 0 ('N')) makes it 1"},
+      {{"--dim=M=2"}, "--dim: no dim of the model is named 'M'"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> args = {model_, "-o", out_dir_ + "/out.onnx"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    ToolRun r = runTool(args);
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_EQ(r.err, "onnx-opt: error: " + model_ + ": " + message + "\n") << r.describe();
+    EXPECT_TRUE(listDir(out_dir_).empty()) << r.describe();
+  }
+}
+
+TEST_F(CliInputShapeTest, MalformedFlagsAreUsageErrorsBeforeLoading) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--input-shape=X", "--input-shape 'X': expected NAME=D0,D1,... (NAME= for a scalar)"},
+      {"--input-shape==1", "--input-shape '=1': the input name is empty"},
+      {"--input-shape=X=1,a,4", "--input-shape 'X=1,a,4': 'a' is not an integer"},
+      {"--input-shape=X=1,0,4", "--input-shape 'X=1,0,4': a dim must be positive, not 0"},
+      {"--dim=N=-1", "--dim 'N=-1': a dim must be positive, not -1"},
+      {"--dim=N", "--dim 'N': expected SYMBOL=V"},
+  };
+  for (const auto& [flag, message] : cases) {
+    ToolRun r = runTool({dir_ + "/missing.onnx", flag});
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_TRUE(contains(r.err, "onnx-opt: error: " + message + "\n")) << r.describe();
+  }
+}

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "onnxopt/pass/input_shapes.h"
 #include "onnxopt/pass/pass_registry.h"
 
 namespace onnxopt::cli {
@@ -33,6 +34,10 @@ struct Options {
   // Repeat the whole pipeline until a round changes nothing (with a cap). Named pipelines imply
   // it; --fixed-point asks for it with --passes.
   bool fixed_point = false;
+  // Dims fixed after loading, before the pipeline: --input-shape NAME=D0,D1,... and --dim
+  // SYMBOL=V (repeatable). A dim that does not fit the model is a usage error.
+  std::vector<InputShape> input_shapes;
+  std::vector<DimValue> dims;
 
   // Instrumentation; everything goes to stderr.
   bool pass_statistics = false;

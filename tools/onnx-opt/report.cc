@@ -86,6 +86,9 @@ ModelCensus ModelCensus::of(ir::Model& model) {
 std::string formatSummary(const RunRecord& record, const std::string& input) {
   std::string text = absl::StrFormat("onnx-opt: %s: %d -> %d nodes\n", input, record.before.nodes,
                                      record.after.nodes);
+  if (!record.fixed_dims.empty()) {
+    absl::StrAppend(&text, "  fixed dims: ", formatFixedDims(record.fixed_dims), "\n");
+  }
   // Op types in order of first appearance before, then those that only appear after.
   std::vector<std::string> ops;
   for (const auto& entry : record.before.op_types) ops.push_back(entry.first);
@@ -154,6 +157,18 @@ std::string formatJsonReport(const RunRecord& record, const std::string& tool_ve
 
   json.key("warnings").beginArray();
   for (const std::string& warning : pipeline.warnings) json.string(warning);
+  json.endArray();
+
+  json.key("fixed_dims").beginArray();
+  for (const FixedDim& dim : record.fixed_dims) {
+    json.beginObject();
+    json.key("symbol").string(dim.symbol);
+    json.key("input").string(dim.input);
+    json.key("index").integer(dim.index);
+    json.key("value").integer(dim.value);
+    json.key("declarations").integer(dim.declarations);
+    json.endObject();
+  }
   json.endArray();
   json.endObject();
   return json.text();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "onnxopt/ir/ir.h"
+#include "onnxopt/pass/input_shapes.h"
 #include "onnxopt/pass/pass_manager.h"
 
 namespace onnxopt::cli {
@@ -48,10 +49,12 @@ struct RunRecord {
   double optimize_seconds = 0;
   double save_seconds = 0;
   PipelineReport pipeline_report;
+  std::vector<FixedDim> fixed_dims;  // --input-shape, --dim
 };
 
 // The summary lines (each ending in '\n'); `input` is the display name ("<stdin>" for "-"):
 //   onnx-opt: <input>: <before> -> <after> nodes
+//     fixed dims: <symbol>=<v> (<n> declarations), <input>[<i>]=<v>   (with --input-shape, --dim)
 //     op <type>: <before> -> <after>          (one per op type whose count changed)
 //     initializers: <before> -> <after> (<bytes before> -> <bytes after> bytes)
 //     time: load <s> s, optimize <s> s, save <s> s
