@@ -1565,8 +1565,6 @@ TEST_F(CliTest, BadProgressIntervalIsAUsageError) {
   EXPECT_TRUE(listDir(out_dir_).empty());
 }
 
-}  // namespace
-
 // --input-shape and --dim (docs/user-guide.md).
 
 // A dynamic batch N in the inputs, an output and value_info, an unnamed dim, and the shape of a
@@ -1676,3 +1674,5 @@ TEST_F(CliInputShapeTest, MalformedFlagsAreUsageErrorsBeforeLoading) {
     EXPECT_TRUE(contains(r.err, "onnx-opt: error: " + message + "\n")) << r.describe();
   }
 }
+
+}  // namespace

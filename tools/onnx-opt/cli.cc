@@ -354,6 +354,13 @@ int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
   if (absl::Status status = ir::verify(model); !status.ok()) {
     return fail(io, input, absl::StrCat("invalid model: ", status.message()));
   }
+  absl::StatusOr<std::vector<FixedDim>> fixed = fixDims(model, options.input_shapes, options.dims);
+  if (!fixed.ok()) {
+    io.err << kTool << ": error: " << formatErrorLine(input, fixed.status().message()) << "\n";
+    io.err.flush();
+    return kExitUsage;
+  }
+  record.fixed_dims = *std::move(fixed);
   record.load_seconds = secondsSince(start);
   record.before = ModelCensus::of(model);
 
@@ -369,13 +376,6 @@ int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
   }
   io.err.flush();
   record.after = ModelCensus::of(model);
-  absl::StatusOr<std::vector<FixedDim>> fixed = fixDims(model, options.input_shapes, options.dims);
-  if (!fixed.ok()) {
-    io.err << kTool << ": error: " << formatErrorLine(input, fixed.status().message()) << "\n";
-    io.err.flush();
-    return kExitUsage;
-  }
-  record.fixed_dims = *std::move(fixed);
 
   start = std::chrono::steady_clock::now();
   absl::Status saved = save(model, options, io, progress.get(), &record.output_bytes);
@@ -486,6 +486,22 @@ absl::StatusOr<Options> parseArgs(const std::vector<std::string>& args) {
       options.report = value;
       continue;
     }
+    matched = reader.valueOption(arg, "--input-shape", &value);
+    if (!matched.ok()) return matched.status();
+    if (*matched) {
+      absl::StatusOr<InputShape> shape = parseInputShape(value);
+      if (!shape.ok()) return shape.status();
+      options.input_shapes.push_back(*std::move(shape));
+      continue;
+    }
+    matched = reader.valueOption(arg, "--dim", &value);
+    if (!matched.ok()) return matched.status();
+    if (*matched) {
+      absl::StatusOr<DimValue> dim = parseDimValue(value);
+      if (!dim.ok()) return dim.status();
+      options.dims.push_back(*std::move(dim));
+      continue;
+    }
     matched = reader.valueOption(arg, "--print-ir-after", &value);
     if (!matched.ok()) return matched.status();
     if (*matched) {
@@ -507,22 +523,6 @@ absl::StatusOr<Options> parseArgs(const std::vector<std::string>& args) {
   if (operands.empty()) return usageError("no input file given (use '-' to read stdin)");
   if (operands.size() > 1) {
     return usageError(absl::StrCat("expected one input file, got '", operands[0], "' and '",
-    matched = reader.valueOption(arg, "--input-shape", &value);
-    if (!matched.ok()) return matched.status();
-    if (*matched) {
-      absl::StatusOr<InputShape> shape = parseInputShape(value);
-      if (!shape.ok()) return shape.status();
-      options.input_shapes.push_back(*std::move(shape));
-      continue;
-    }
-    matched = reader.valueOption(arg, "--dim", &value);
-    if (!matched.ok()) return matched.status();
-    if (*matched) {
-      absl::StatusOr<DimValue> dim = parseDimValue(value);
-      if (!dim.ok()) return dim.status();
-      options.dims.push_back(*std::move(dim));
-      continue;
-    }
                                    operands[1], "'"));
   }
   options.input = operands[0];
@@ -546,6 +546,13 @@ Options:
   --report=<file>       Also write a JSON report of the run (passes, op counts before and
                         after, sizes, times; see docs/report-schema.md), atomically.
   -q, --quiet           Print neither the summary nor the progress line to stderr.
+  --input-shape NAME=D0,D1,...
+                        Fix the dims of graph input NAME before optimizing (repeatable;
+                        NAME= for a scalar). A symbolic dim given a size is fixed everywhere
+                        the model names it. Dims must be positive and match the model's
+                        rank and fixed dims (else exit 2).
+  --dim SYMBOL=V        Fix the symbolic dim SYMBOL to V in every input, output and
+                        value_info declaration of every graph (repeatable).
   -h, --help            Print this help and exit.
   --version             Print the version and exit.
   --                    Ends the options (for an input whose name starts with '-').
@@ -567,13 +574,6 @@ Pipeline (the default is -O1):
 Instrumentation (on stderr):
   --pass-statistics     Per pass: nodes visited, matched, rewritten, removed, time.
   --time-passes         Time per pass and its share of the total.
-  --input-shape NAME=D0,D1,...
-                        Fix the dims of graph input NAME before optimizing (repeatable;
-                        NAME= for a scalar). A symbolic dim given a size is fixed everywhere
-                        the model names it. Dims must be positive and match the model's
-                        rank and fixed dims (else exit 2).
-  --dim SYMBOL=V        Fix the symbolic dim SYMBOL to V in every input, output and
-                        value_info declaration of every graph (repeatable).
   --verify-each         Verify the model after every pass; a failure names the pass.
   --require-convergence
                         Fail (exit 1) when a rewrite driver or --fixed-point hits its
