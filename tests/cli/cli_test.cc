@@ -1145,6 +1145,7 @@ TEST_F(CliTest, HelpAndUserGuideNameTheSameFlags) {
       args.push_back(flag == "--emit" ? "text" : "x");
     }
     if (flag == "--input-shape" || flag == "--dim") args.push_back("x=1");
+    if (flag == "--fold-max-size") args.push_back("1024");
     EXPECT_TRUE(onnxopt::cli::parseArgs(args).ok()) << "--help lists " << flag
                                                     << ", which does not parse";
   }
@@ -1276,9 +1277,11 @@ TEST_F(CliTest, ReportDescribesTheRunOfTheExample) {
     }
     return json["no such pass"];
   };
-  EXPECT_EQ(passNamed("fuse-transpose-gemm")["nodes_rewritten"].integer(), 3);
-  EXPECT_EQ(passNamed("eliminate-nop-expand")["nodes_rewritten"].integer(), 3);
-  EXPECT_TRUE(passNamed("fuse-transpose-gemm")["changed"].boolean);
+  // The example's Transposes and Expands read constant weights and biases: fold-constants
+  // stores them transposed and expanded, before the fusions see them.
+  EXPECT_EQ(passNamed("fold-constants")["nodes_rewritten"].integer(), 6);
+  EXPECT_TRUE(passNamed("fold-constants")["changed"].boolean);
+  EXPECT_FALSE(passNamed("fuse-transpose-gemm")["changed"].boolean);
   EXPECT_FALSE(passNamed("fuse-matmul-add-gemm")["changed"].boolean);
 
   const auto& seconds = json["seconds"];
@@ -1499,7 +1502,7 @@ TEST_F(CliTest, ProgressLineOnATerminal) {
   const std::regex bytes_line(
       R"((loading|saving): [0-9.]+ (B|KiB) of [0-9.]+ KiB \([0-9]+%\)(, [0-9.]+ MiB/s)?)");
   const std::regex pass_line(
-      R"(optimizing: round [12], (pass [1-5]/5 [a-z-]+|done), [0-9]+ nodes visited(, [0-9]+ nodes/s)?)");
+      R"(optimizing: round [12], (pass [1-8]/8 [a-z-]+|done), [0-9]+ nodes visited(, [0-9]+ nodes/s)?)");
   bool loading = false, optimizing = false, saving = false;
   for (const std::string& line : lines) {
     EXPECT_LT(line.size(), 100u) << "longer than the terminal is wide: " << line;
@@ -1507,7 +1510,7 @@ TEST_F(CliTest, ProgressLineOnATerminal) {
     const bool known = std::regex_match(line, bytes_line) || std::regex_match(line, pass_line);
     EXPECT_TRUE(known) << "unexpected progress line '" << line << "'";
     loading |= line.rfind("loading: ", 0) == 0;
-    optimizing |= line.rfind("optimizing: round 1, pass 1/5 legalize-subgraph-outputs", 0) == 0;
+    optimizing |= line.rfind("optimizing: round 1, pass 1/8 legalize-subgraph-outputs", 0) == 0;
     saving |= line.rfind("saving: ", 0) == 0;
   }
   EXPECT_TRUE(loading && optimizing && saving) << r.err;
@@ -1564,6 +1567,7 @@ TEST_F(CliTest, BadProgressIntervalIsAUsageError) {
                    "(>= 0), not 'soon'\n");
   EXPECT_TRUE(listDir(out_dir_).empty());
 }
+
 
 // --input-shape and --dim (docs/user-guide.md).
 
@@ -1673,6 +1677,69 @@ TEST_F(CliInputShapeTest, MalformedFlagsAreUsageErrorsBeforeLoading) {
     EXPECT_EQ(r.exit_code, 2) << r.describe();
     EXPECT_TRUE(contains(r.err, "onnx-opt: error: " + message + "\n")) << r.describe();
   }
+}
+
+// --fold-max-size sets fold-constants' size guard: a 64-byte ConstantOfShape folds at 64 and
+// stays at 63, and --debug says why.
+TEST_F(CliPipelineTest, FoldMaxSizeSetsTheSizeGuardAndDebugSaysWhy) {
+  const std::string model = dir_ + "/ones.onnx";
+  writeModelFromText(model, R"(
+<ir_version: 8, opset_import: ["" : 13]>
+ones (float[16] X) => (float[16] Y)
+<int64[1] shape = {16}>
+{
+  ones = ConstantOfShape<value = float[1] {1.0}>(shape)
+  Y = Add(X, ones)
+}
+)");
+  ToolRun kept = runTool({model, "-o", out_dir_ + "/kept.onnx", "--emit=text", "-q", "--debug",
+                          "--fold-max-size=63"});
+  ASSERT_EQ(kept.exit_code, 0) << kept.describe();
+  EXPECT_TRUE(contains(readFile(out_dir_ + "/kept.onnx"), "ConstantOfShape")) << kept.describe();
+  EXPECT_TRUE(contains(kept.err, "[fold-constants] node with output 'ones' (ConstantOfShape)") &&
+              contains(kept.err, "63 bytes"))
+      << kept.describe();
+  ToolRun folded = runTool({model, "-o", out_dir_ + "/folded.onnx", "--emit=text", "-q",
+                            "--fold-max-size=64"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.describe();
+  EXPECT_FALSE(contains(readFile(out_dir_ + "/folded.onnx"), "ConstantOfShape"))
+      << folded.describe();
+}
+
+// Bad inputs in a constant subgraph: the fold declines, --debug names the node and the reason.
+TEST_F(CliPipelineTest, DebugSaysWhyAFoldDeclined) {
+  const std::string model = dir_ + "/bad_folds.onnx";
+  writeModelFromText(model, R"(
+<ir_version: 8, opset_import: ["" : 13]>
+bad_folds (int64[2] X, float Z) => (int64[2] Y, float G)
+<int64[2] a = {6, 4}, int64[2] b = {3, 0}, float[3] f = {1.0, 2.0, 3.0}, int64 index = {3}>
+{
+  q = Div(a, b)
+  Y = Add(X, q)
+  g = Gather<axis = 0>(f, index)
+  G = Add(Z, g)
+}
+)");
+  ToolRun r = runTool({model, "-o", out_dir_ + "/out.onnx", "--emit=text", "-q", "--debug",
+                       "--passes=fold-constants"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(contains(r.err, "[fold-constants] node with output 'q' (Div): no match: ") &&
+              contains(r.err, "integer division by zero")) << r.describe();
+  EXPECT_TRUE(contains(r.err, "[fold-constants] node with output 'g' (Gather): no match: ") &&
+              contains(r.err, "out of range")) << r.describe();
+  const std::string text = readFile(out_dir_ + "/out.onnx");
+  EXPECT_TRUE(contains(text, "Div(") && contains(text, "Gather<")) << text;
+}
+
+TEST_F(CliPipelineTest, FoldMaxSizeNeedsAFoldConstantsPassAndABytesCount) {
+  ToolRun none = runTool({dir_ + "/missing.onnx", "--passes=eliminate-dead-nodes",
+                          "--fold-max-size=10"});
+  EXPECT_EQ(none.exit_code, 2) << none.describe();
+  EXPECT_TRUE(contains(none.err, "--fold-max-size: the pipeline has no fold-constants pass"))
+      << none.describe();
+  ToolRun negative = runTool({dir_ + "/missing.onnx", "--fold-max-size=-1"});
+  EXPECT_EQ(negative.exit_code, 2) << negative.describe();
+  EXPECT_TRUE(contains(negative.err, "--fold-max-size=-1: ")) << negative.describe();
 }
 
 }  // namespace

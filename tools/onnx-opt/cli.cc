@@ -291,6 +291,21 @@ absl::StatusOr<std::unique_ptr<PassManager>> buildPassManager(const Options& opt
   if (absl::Status status = manager->addPipeline(pipeline, registry); !status.ok()) {
     return status;
   }
+  if (options.fold_max_size.has_value()) {
+    bool applied = false;
+    for (const std::unique_ptr<Pass>& pass : manager->passes()) {
+      if (pass->name() != "fold-constants") continue;
+      if (absl::Status status = pass->setOption("max-size", *options.fold_max_size); !status.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--fold-max-size=", *options.fold_max_size, ": ", status.message()));
+      }
+      applied = true;
+    }
+    if (!applied) {
+      return absl::InvalidArgumentError(
+          "--fold-max-size: the pipeline has no fold-constants pass to apply it to");
+    }
+  }
   return manager;
 }
 
@@ -477,6 +492,12 @@ absl::StatusOr<Options> parseArgs(const std::vector<std::string>& args) {
       options.passes = value;
       continue;
     }
+    matched = reader.valueOption(arg, "--fold-max-size", &value);
+    if (!matched.ok()) return matched.status();
+    if (*matched) {
+      options.fold_max_size = value;
+      continue;
+    }
     matched = reader.valueOption(arg, "--report", &value);
     if (!matched.ok()) return matched.status();
     if (*matched) {
@@ -546,6 +567,10 @@ Options:
   --report=<file>       Also write a JSON report of the run (passes, op counts before and
                         after, sizes, times; see docs/report-schema.md), atomically.
   -q, --quiet           Print neither the summary nor the progress line to stderr.
+  --fold-max-size=<bytes>
+                        The size guard of fold-constants (its max-size option, default
+                        1048576): a folded result larger than the constants it frees is kept
+                        only up to this many bytes.
   --input-shape NAME=D0,D1,...
                         Fix the dims of graph input NAME before optimizing (repeatable;
                         NAME= for a scalar). A symbolic dim given a size is fixed everywhere

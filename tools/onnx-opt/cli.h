@@ -34,6 +34,9 @@ struct Options {
   // Repeat the whole pipeline until a round changes nothing (with a cap). Named pipelines imply
   // it; --fixed-point asks for it with --passes.
   bool fixed_point = false;
+  // --fold-max-size=BYTES: the max-size option of every fold-constants in the pipeline.
+  std::optional<std::string> fold_max_size;
+
   // Dims fixed after loading, before the pipeline: --input-shape NAME=D0,D1,... and --dim
   // SYMBOL=V (repeatable). A dim that does not fit the model is a usage error.
   std::vector<InputShape> input_shapes;
