@@ -4,6 +4,9 @@
 // node's graph under the output's name, or a Constant node where the output is a graph output
 // (an initializer cannot take a graph output's name, nor be a body's output).
 //
+// Models of IR version < 4 are left alone: there every initializer must also be a graph input,
+// which would change the model's interface.
+//
 // Only the deterministic ops the evaluator has kernels for are roots (kFoldableOps): random ops,
 // QuantizeLinear/DequantizeLinear (kept for quantized models), ops with subgraphs and other
 // domains are never offered. Any error of the evaluator (no kernel for the version, type or
@@ -147,6 +150,10 @@ class FoldConstantNode final : public RewritePattern {
 
   LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
     if (!node.hasUsedOutputs()) return failure();
+    if (rewriter.model().irVersion() < 4) {
+      return rewriter.notifyMatchFailure(
+          node, "IR version < 4 wants every initializer to be a graph input too");
+    }
     for (const ir::Value* input : node.inputs()) {
       if (input == nullptr || isConstant(*input)) continue;
       if (input->isInitializer()) {

@@ -9,7 +9,8 @@
 // densely, larger), external data in `value` (the folder it resolves against is the model's, not
 // the initializer's), element types without a known size, and an output that is a graph output
 // (an initializer cannot take a graph output's name, and a body output must be computed by the
-// body). See docs/passes/lift-constants.md.
+// body), and models of IR version < 4, where every initializer must also be a graph input (which
+// would change the model's interface). See docs/passes/lift-constants.md.
 
 #include <limits>
 #include <optional>
@@ -33,6 +34,10 @@ class LiftConstantToInitializer final : public RewritePattern {
     if (output->isGraphOutput()) {
       return rewriter.notifyMatchFailure(
           constant, "its output is a graph output, which an initializer cannot become");
+    }
+    if (rewriter.model().irVersion() < 4) {
+      return rewriter.notifyMatchFailure(
+          constant, "IR version < 4 wants every initializer to be a graph input too");
     }
     if (const ir::Attribute* sparse = constant.attr("sparse_value"); sparse != nullptr) {
       return rewriter.notifyMatchFailure(constant, "sparse_value stays sparse");
