@@ -30,7 +30,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "onnxopt/eval/evaluator.h"
+#include "onnxopt/ir/describe.h"
 #include "onnxopt/ir/type.h"
 #include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/match.h"
@@ -208,7 +210,12 @@ class FoldConstantNode final : public RewritePattern {
     limits.max_output_bytes = std::max(freed_bytes, *max_size_);
     absl::StatusOr<std::vector<onnx::TensorProto>> results = eval::evaluate(node, inputs, limits);
     if (!results.ok()) {
-      return rewriter.notifyMatchFailure(node, [&] { return std::string(results.status().message()); });
+      // The evaluator's errors name the node, which the reason line names already.
+      return rewriter.notifyMatchFailure(node, [&] {
+        absl::string_view reason = results.status().message();
+        absl::ConsumePrefix(&reason, absl::StrCat(ir::describe(node), ": "));
+        return std::string(reason);
+      });
     }
     if (results->size() != node.numOutputs()) {
       return rewriter.notifyMatchFailure(node, "the evaluator gave a result per output it does not have");
