@@ -53,7 +53,8 @@ inline onnx::TensorProto makeTensor(int32_t elem_type, std::vector<int64_t> dims
 // An int64 tensor given exactly (values beyond 2^53 do not go through double).
 inline onnx::TensorProto makeInt64s(std::vector<int64_t> dims, const std::vector<int64_t>& values) {
   std::string raw(values.size() * sizeof(int64_t), '\0');
-  std::memcpy(raw.data(), values.data(), raw.size());
+  // An empty vector's data() may be null, which memcpy may not be given.
+  if (!values.empty()) std::memcpy(raw.data(), values.data(), raw.size());
   return onnxopt::makeTensor(onnx::TensorProto::INT64, dims, std::move(raw));
 }
 
