@@ -46,34 +46,6 @@ bool isSigned(int32_t type) {
          type == TensorProto::INT64;
 }
 
-// A tensor of `values` converted to `type` (exactly, for the values used here).
-TensorProto valuesTensor(int32_t type, const Dims& dims, const std::vector<double>& values) {
-  std::string raw;
-  auto append = [&raw](auto value) {
-    raw.append(reinterpret_cast<const char*>(&value), sizeof(value));
-  };
-  for (const double v : values) {
-    switch (type) {
-      case TensorProto::FLOAT: append(static_cast<float>(v)); break;
-      case TensorProto::DOUBLE: append(v); break;
-      case TensorProto::FLOAT16: append(floatToHalf(static_cast<float>(v))); break;
-      case TensorProto::BFLOAT16: append(floatToBfloat16(static_cast<float>(v))); break;
-      case TensorProto::INT8: append(static_cast<int8_t>(v)); break;
-      case TensorProto::INT16: append(static_cast<int16_t>(v)); break;
-      case TensorProto::INT32: append(static_cast<int32_t>(v)); break;
-      case TensorProto::INT64: append(static_cast<int64_t>(v)); break;
-      case TensorProto::UINT8: append(static_cast<uint8_t>(v)); break;
-      case TensorProto::UINT16: append(static_cast<uint16_t>(v)); break;
-      case TensorProto::UINT32: append(static_cast<uint32_t>(v)); break;
-      case TensorProto::UINT64: append(static_cast<uint64_t>(v)); break;
-      case TensorProto::BOOL: append(static_cast<uint8_t>(v != 0)); break;
-      default: break;
-    }
-  }
-  return makeTensor(type, dims, std::move(raw));
-}
-
-// Small integers (so that comparisons see equal elements), non-negative for unsigned types.
 TensorProto smallInts(int32_t type, const Dims& dims) {
   int64_t count = 1;
   for (const int64_t dim : dims) count *= dim;

@@ -43,32 +43,16 @@ TensorProto exactValues(int32_t type, const Dims& dims, bool for_product) {
                                                            : std::vector<double>{-2, -1, 1, 2, 3};
   std::uniform_int_distribution<int> quarter(isFloat(type) ? -12 : 0, 12);
   std::uniform_int_distribution<int> pick(0, static_cast<int>(product_values.size()) - 1);
-  std::string raw;
-  auto append = [&raw](auto value) {
-    raw.append(reinterpret_cast<const char*>(&value), sizeof(value));
-  };
+  std::vector<double> values;
   for (int64_t k = 0; k < count; ++k) {
     // bfloat16 has 8 bits: its sums are of integers in [-3, 3].
     const double v = for_product                     ? product_values[pick(rng())]
                      : type == TensorProto::BFLOAT16 ? quarter(rng()) / 4
                      : isFloat(type)                 ? quarter(rng()) / 4.0
                                                      : quarter(rng());
-    switch (type) {
-      case TensorProto::FLOAT: append(static_cast<float>(v)); break;
-      case TensorProto::DOUBLE: append(v); break;
-      case TensorProto::FLOAT16: append(floatToHalf(static_cast<float>(v))); break;
-      case TensorProto::BFLOAT16: append(floatToBfloat16(static_cast<float>(v))); break;
-      case TensorProto::INT8: append(static_cast<int8_t>(v)); break;
-      case TensorProto::INT32: append(static_cast<int32_t>(v)); break;
-      case TensorProto::INT64: append(static_cast<int64_t>(v)); break;
-      case TensorProto::UINT8: append(static_cast<uint8_t>(v)); break;
-      case TensorProto::UINT32: append(static_cast<uint32_t>(v)); break;
-      case TensorProto::UINT64: append(static_cast<uint64_t>(v)); break;
-      case TensorProto::BOOL: append(static_cast<uint8_t>(rng()() & 1)); break;
-      default: break;
-    }
+    values.push_back(type == TensorProto::BOOL ? static_cast<double>(rng()() & 1) : v);
   }
-  return makeTensor(type, dims, std::move(raw));
+  return valuesTensor(type, dims, values);
 }
 
 void add(CaseList& cases, const std::string& op, int64_t opset, const std::string& variant,
