@@ -1,0 +1,170 @@
+// fuse-layer-norm: the decomposed layer normalization
+//   d = Sub(x, ReduceMean(x)); Y = d / Sqrt(ReduceMean(d^2) + eps) [* scale] [+ bias]
+// over the last k axes (keepdims=1, the same axes twice), eps a positive constant, becomes
+// Y = LayerNormalization<axis = -k, epsilon = eps>(x, scale, bias) at opset 17 and later; a
+// Cast to float and back around an fp16/bf16 body becomes the op on the fp16/bf16 value.
+// See docs/passes/fuse-layer-norm.md.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "norm_match.h"
+#include "onnxopt/ir/describe.h"
+#include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/schema.h"
+
+namespace onnxopt {
+namespace {
+
+using norm_match::Verdict;
+
+// A normalization read from its last node, ready to rewrite.
+struct LayerNormMatch {
+  norm_match::Tail tail;
+  norm_match::Core core;
+  const ir::Node* center = nullptr;  // Sub(x, mean)
+  const ir::Node* mean = nullptr;    // ReduceMean(x)
+  ir::Value* input = nullptr;        // what the fused op reads: x, or the fp16/bf16 value cast to x
+  int64_t k = 0;                     // normalized trailing axes
+  ir::Value* scale = nullptr;        // used as it is
+  std::optional<onnx::TensorProto> scale_tensor;  // else made
+  ir::Value* bias = nullptr;
+  std::optional<onnx::TensorProto> bias_tensor;
+
+  std::vector<const ir::Node*> absorbed() const {
+    std::vector<const ir::Node*> nodes;
+    for (const ir::Node* n : {tail.cast_back, tail.bias_add, tail.scale_mul, core.node, core.reciprocal,
+                              core.sqrt, core.add_eps, core.mean, core.square, center, mean}) {
+      if (n != nullptr && n != tail.root) nodes.push_back(n);
+    }
+    return nodes;
+  }
+};
+
+// Reads the normalization ending at `root`, without changing anything.
+Verdict readLayerNorm(const ir::Node& root, PatternRewriter& rewriter, LayerNormMatch* m) {
+  *m = LayerNormMatch();
+  const std::optional<int64_t> root_rank =
+      root.output(0) != nullptr ? rewriter.shapes().rankOf(*root.output(0)) : std::nullopt;
+  Verdict v = norm_match::readTail(root, /*allow_bias=*/true, root_rank.value_or(0), &m->tail, &m->core);
+  if (!v.ok()) return v;
+  m->center = producerOf(m->core.numerator, "Sub");
+  if (m->center == nullptr || m->center->numInputs() != 2) return Verdict::none();
+  ir::Value* x = m->center->input(0);
+  m->mean = producerOf(m->center->input(1), "ReduceMean");
+  if (x == nullptr || m->mean == nullptr || m->mean->input(0) != x) {
+    return Verdict::decline("the Sub does not subtract the ReduceMean of its first operand from it");
+  }
+  const std::optional<int64_t> rank = rewriter.shapes().rankOf(*x);
+  const std::optional<ir::Shape>& shape = rewriter.shapes().typeOf(*x).shape();
+  if (!rank || *rank == 0 || !shape) {
+    return Verdict::decline(absl::StrCat("the rank of '", x->name(), "' is not known"));
+  }
+  v = norm_match::readCoreBody(&m->core, *rank);
+  if (!v.ok()) return v;
+  if (m->core.squared != m->core.numerator) {
+    return Verdict::decline("the variance is not the mean of the square of the centered value");
+  }
+  std::string why;
+  absl::StatusOr<int64_t> k_mean = norm_match::trailingAxesOf(*m->mean, *rank, &why);
+  if (!k_mean.ok()) return Verdict::fail(k_mean.status());
+  if (*k_mean == 0) return Verdict::decline(why);
+  absl::StatusOr<int64_t> k_var = norm_match::trailingAxesOf(*m->core.mean, *rank, &why);
+  if (!k_var.ok()) return Verdict::fail(k_var.status());
+  if (*k_var == 0) return Verdict::decline(why);
+  if (*k_mean != *k_var) {
+    return Verdict::decline(absl::StrCat("the mean is over the last ", *k_mean, " axes, the variance over the last ",
+                                         *k_var));
+  }
+  m->k = *k_mean;
+
+  const int32_t body_type = rewriter.shapes().elemTypeOf(*x);
+  if (body_type != onnx::TensorProto::FLOAT) {
+    return Verdict::decline(absl::StrCat("the body computes in ", ir::elemTypeName(body_type),
+                                         ", not float: LayerNormalization would compute in float (stash_type)"));
+  }
+  int32_t out_type = 0;
+  v = norm_match::readCastAround(m->tail, x, rewriter.shapes(), &m->input, &out_type);
+  if (!v.ok()) return v;
+  const std::vector<std::optional<int64_t>> normalized = norm_match::normalizedDims(*shape, *rank, m->k);
+  if (m->tail.scale != nullptr) {
+    v = norm_match::shapeParameter(*m->tail.scale, "scale", *rank, normalized,
+                                   m->tail.scale_in_body ? body_type : out_type, out_type, &m->scale_tensor);
+    if (!v.ok()) return v;
+    if (!m->scale_tensor) m->scale = const_cast<ir::Value*>(m->tail.scale);
+  } else {
+    m->scale_tensor = norm_match::onesOf(normalized, out_type);
+    if (!m->scale_tensor) {
+      return Verdict::decline("there is no scale, and LayerNormalization's (ones) needs the normalized dims, not all known");
+    }
+  }
+  if (m->tail.bias != nullptr) {
+    v = norm_match::shapeParameter(*m->tail.bias, "bias", *rank, normalized,
+                                   m->tail.bias_in_body ? body_type : out_type, out_type, &m->bias_tensor);
+    if (!v.ok()) return v;
+    if (!m->bias_tensor) m->bias = const_cast<ir::Value*>(m->tail.bias);
+  }
+  return Verdict::match();
+}
+
+class FuseLayerNormAt final : public RewritePattern {
+ public:
+  // LayerNormalization exists from opset 17 (one version through 23). The ops of the
+  // decomposition keep their meaning over 17-23 (Add/Sub/Mul/Div 14, Pow 15, Sqrt and
+  // Reciprocal 13, Cast's later versions add types); ReduceMean moves axes to an input at 18.
+  explicit FuseLayerNormAt(const char* op)
+      : RewritePattern(absl::StrCat("fuse-layer-norm-at-", op), {op, 17}) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& root, PatternRewriter& rewriter) const override {
+    LayerNormMatch m;
+    Verdict v = readLayerNorm(root, rewriter, &m);
+    if (!v.ok()) return norm_match::report(root, v, rewriter);
+    // Fuse the longest chain: when the one reader would take this normalization further (a
+    // scale, a bias, the Cast back), the fusion happens there.
+    if (hasSingleReader(*root.output(0))) {
+      const ir::Node* next = root.output(0)->uses()[0].user();
+      LayerNormMatch longer;
+      if (next->graph() == root.graph() && rewriter.opsetVersion(*next) == rewriter.opsetVersion(root) &&
+          (next->is("Mul") || next->is("Add") || next->is("Cast")) && readLayerNorm(*next, rewriter, &longer).ok() &&
+          longer.core.node == m.core.node) {
+        return rewriter.notifyMatchFailure(root, [&] { return absl::StrCat("the match goes on to ", ir::describe(*next)); });
+      }
+    }
+    if (failed(rewriter.match(root, m.absorbed()))) return failure();
+    ir::Value* scale = m.scale;
+    if (scale == nullptr) {
+      scale = rewriter.createInitializer(
+          m.tail.scale != nullptr ? absl::StrCat(m.tail.scale->name(), "_ln") : "ln_scale", std::move(*m.scale_tensor));
+    }
+    ir::Value* bias = m.bias;
+    if (bias == nullptr && m.bias_tensor) {
+      bias = rewriter.createInitializer(absl::StrCat(m.tail.bias->name(), "_ln"), std::move(*m.bias_tensor));
+    }
+    std::vector<ir::Value*> inputs = {m.input, scale};
+    if (bias != nullptr) inputs.push_back(bias);
+    ir::Node* fused = rewriter.replaceRootWithNewNode("LayerNormalization", inputs);
+    norm_match::setNormAttributes(rewriter, *fused, m.k, m.core.epsilon);
+    return success();
+  }
+};
+
+class FuseLayerNorm final : public PatternPass {
+ public:
+  FuseLayerNorm() : PatternPass("fuse-layer-norm") {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    for (const char* op : {"Div", "Mul", "Add", "Cast"}) patterns.add<FuseLayerNormAt>(op);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createFuseLayerNormPass() { return std::make_unique<FuseLayerNorm>(); }
+
+}  // namespace onnxopt

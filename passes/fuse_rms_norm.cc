@@ -1,0 +1,137 @@
+// fuse-rms-norm: the decomposed RMS normalization
+//   Y = x / Sqrt(ReduceMean(x^2) + eps) [* scale]   (or x * Reciprocal(Sqrt(...)), x * 1/Sqrt(...))
+// over the last k axes (keepdims=1), eps a positive constant, becomes
+// Y = RMSNormalization<axis = -k, epsilon = eps>(x, scale) at opset 23; a Cast to float and
+// back around an fp16/bf16 body becomes the op on the fp16/bf16 value.
+// See docs/passes/fuse-rms-norm.md.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "norm_match.h"
+#include "onnxopt/ir/describe.h"
+#include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/schema.h"
+
+namespace onnxopt {
+namespace {
+
+using norm_match::Verdict;
+
+struct RmsNormMatch {
+  norm_match::Tail tail;
+  norm_match::Core core;
+  ir::Value* input = nullptr;  // x, or the fp16/bf16 value cast to x
+  int64_t k = 0;
+  ir::Value* scale = nullptr;
+  std::optional<onnx::TensorProto> scale_tensor;
+
+  std::vector<const ir::Node*> absorbed() const {
+    std::vector<const ir::Node*> nodes;
+    for (const ir::Node* n : {tail.cast_back, tail.scale_mul, core.node, core.reciprocal, core.sqrt, core.add_eps,
+                              core.mean, core.square}) {
+      if (n != nullptr && n != tail.root) nodes.push_back(n);
+    }
+    return nodes;
+  }
+};
+
+Verdict readRmsNorm(const ir::Node& root, PatternRewriter& rewriter, RmsNormMatch* m) {
+  *m = RmsNormMatch();
+  const std::optional<int64_t> root_rank =
+      root.output(0) != nullptr ? rewriter.shapes().rankOf(*root.output(0)) : std::nullopt;
+  Verdict v = norm_match::readTail(root, /*allow_bias=*/false, root_rank.value_or(0), &m->tail, &m->core);
+  if (!v.ok()) return v;
+  ir::Value* x = const_cast<ir::Value*>(m->core.numerator);
+  if (x == nullptr) return Verdict::none();
+  const std::optional<int64_t> rank = rewriter.shapes().rankOf(*x);
+  const std::optional<ir::Shape>& shape = rewriter.shapes().typeOf(*x).shape();
+  if (!rank || *rank == 0 || !shape) return Verdict::none();
+  v = norm_match::readCoreBody(&m->core, *rank);
+  if (v.kind != Verdict::kMatch) return v.kind == Verdict::kError ? v : Verdict::none();
+  if (m->core.squared != x) return Verdict::none();
+  // x - ReduceMean(x) normalized so is a layer normalization: fuse-layer-norm's, which takes
+  // the centering in too.
+  if (const ir::Node* sub = producerOf(x, "Sub");
+      sub != nullptr && sub->numInputs() == 2 && producerOf(sub->input(1), "ReduceMean") != nullptr &&
+      producerOf(sub->input(1), "ReduceMean")->input(0) == sub->input(0)) {
+    return Verdict::decline("it normalizes x - ReduceMean(x): a layer normalization (fuse-layer-norm)");
+  }
+  std::string why;
+  absl::StatusOr<int64_t> k = norm_match::trailingAxesOf(*m->core.mean, *rank, &why);
+  if (!k.ok()) return Verdict::fail(k.status());
+  if (*k == 0) return Verdict::decline(why);
+  m->k = *k;
+
+  const int32_t body_type = rewriter.shapes().elemTypeOf(*x);
+  if (body_type != onnx::TensorProto::FLOAT) {
+    return Verdict::decline(absl::StrCat("the body computes in ", ir::elemTypeName(body_type),
+                                         ", not float: RMSNormalization would compute in float (stash_type)"));
+  }
+  int32_t out_type = 0;
+  v = norm_match::readCastAround(m->tail, x, rewriter.shapes(), &m->input, &out_type);
+  if (!v.ok()) return v;
+  const std::vector<std::optional<int64_t>> normalized = norm_match::normalizedDims(*shape, *rank, m->k);
+  if (m->tail.scale != nullptr) {
+    v = norm_match::shapeParameter(*m->tail.scale, "scale", *rank, normalized,
+                                   m->tail.scale_in_body ? body_type : out_type, out_type, &m->scale_tensor);
+    if (!v.ok()) return v;
+    if (!m->scale_tensor) m->scale = const_cast<ir::Value*>(m->tail.scale);
+  } else {
+    m->scale_tensor = norm_match::onesOf(normalized, out_type);
+    if (!m->scale_tensor) {
+      return Verdict::decline("there is no scale, and RMSNormalization's (ones) needs the normalized dims, not all known");
+    }
+  }
+  return Verdict::match();
+}
+
+class FuseRmsNormAt final : public RewritePattern {
+ public:
+  // RMSNormalization is new in opset 23, the newest known.
+  explicit FuseRmsNormAt(const char* op) : RewritePattern(absl::StrCat("fuse-rms-norm-at-", op), {op, 23}) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& root, PatternRewriter& rewriter) const override {
+    RmsNormMatch m;
+    Verdict v = readRmsNorm(root, rewriter, &m);
+    if (!v.ok()) return norm_match::report(root, v, rewriter);
+    if (hasSingleReader(*root.output(0))) {
+      const ir::Node* next = root.output(0)->uses()[0].user();
+      RmsNormMatch longer;
+      if (next->graph() == root.graph() && (next->is("Mul") || next->is("Cast")) &&
+          readRmsNorm(*next, rewriter, &longer).ok() && longer.core.node == m.core.node) {
+        return rewriter.notifyMatchFailure(root, [&] { return absl::StrCat("the match goes on to ", ir::describe(*next)); });
+      }
+    }
+    if (failed(rewriter.match(root, m.absorbed()))) return failure();
+    ir::Value* scale = m.scale;
+    if (scale == nullptr) {
+      scale = rewriter.createInitializer(
+          m.tail.scale != nullptr ? absl::StrCat(m.tail.scale->name(), "_rms") : "rms_scale", std::move(*m.scale_tensor));
+    }
+    ir::Node* fused = rewriter.replaceRootWithNewNode("RMSNormalization", {m.input, scale});
+    norm_match::setNormAttributes(rewriter, *fused, m.k, m.core.epsilon);
+    return success();
+  }
+};
+
+class FuseRmsNorm final : public PatternPass {
+ public:
+  FuseRmsNorm() : PatternPass("fuse-rms-norm") {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    for (const char* op : {"Div", "Mul", "Cast"}) patterns.add<FuseRmsNormAt>(op);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createFuseRmsNormPass() { return std::make_unique<FuseRmsNorm>(); }
+
+}  // namespace onnxopt
