@@ -7,9 +7,11 @@ Usage: /usr/bin/python3 tests/data/catalogue/make_catalogue_models.py
 """
 import os
 
+import numpy as np
 import onnx
 from onnx import TensorProto as T
 from onnx import helper as h
+from onnx import numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -20,6 +22,118 @@ def save(name, nodes, inputs, outputs, opset):
     model.ir_version = 7
     onnx.checker.check_model(model, full_check=True)
     onnx.save(model, os.path.join(HERE, name + ".onnx"))
+
+
+def save_newer(name, nodes, inputs, outputs, opset, initializers=()):
+    """save() for what onnx 1.12's checker cannot judge (opsets above 17): checked without
+    full_check, at the IR version the opset needs."""
+    graph = h.make_graph(nodes, name, inputs, outputs, initializer=list(initializers))
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", opset)], producer_name="onnx-opt tests")
+    model.ir_version = 7 if opset <= 12 else 8 if opset <= 18 else 9 if opset <= 20 else 10
+    if opset <= 17:
+        onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, os.path.join(HERE, name + ".onnx"))
+
+
+def conv_models():
+    """fuse-pad-into-conv, fuse-pad-into-pool, fuse-bn-into-gemm, fuse-concat-into-reshape: each
+    rewrite, and the near misses they must leave alone."""
+    rng = np.random.RandomState(19)
+
+    dtype = {T.FLOAT: np.float32, T.DOUBLE: np.float64}
+
+    def weight(name, dims, elem=T.FLOAT, low=-1.0):
+        return numpy_helper.from_array(rng.uniform(low, 1, dims).astype(dtype[elem]), name)
+
+    def ints(name, values):
+        return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+    x4 = [h.make_tensor_value_info("x", T.FLOAT, [2, 3, 5, 6])]
+
+    def pad_model(name, opset, pad, consumer, out_dims, initializers):
+        save_newer(name, [pad, consumer], x4, [h.make_tensor_value_info("y", T.FLOAT, out_dims)], opset,
+                   initializers)
+
+    w = lambda: weight("w", [4, 3, 3, 3])
+    pad_model("pad_conv_op7", 7, h.make_node("Pad", ["x"], ["p"], pads=[0, 0, 1, 2, 0, 0, 2, 1]),
+              h.make_node("Conv", ["p", "w"], ["y"]), [2, 4, 6, 7], [w()])
+    pad_model("pad_conv_op11", 11, h.make_node("Pad", ["x", "pads", "zero"], ["p"]),
+              h.make_node("Conv", ["p", "w", "b"], ["y"], pads=[1, 0, 0, 1], strides=[2, 1]), [2, 4, 3, 6],
+              [w(), weight("b", [4]), ints("pads", [0, 0, 1, 0, 0, 0, 0, 1]),
+               numpy_helper.from_array(np.array(0.0, dtype=np.float32), "zero")])
+    pad_model("pad_conv_op13_group", 13, h.make_node("Pad", ["x", "pads"], ["p"], mode="constant"),
+              h.make_node("Conv", ["p", "w"], ["y"], group=3, dilations=[2, 1]), [2, 3, 3, 6],
+              [weight("w", [3, 1, 3, 3]), ints("pads", [0, 0, 2, 1, 0, 0, 0, 1])])
+    pad_model("pad_conv_op18_axes", 18, h.make_node("Pad", ["x", "pads", "", "axes"], ["p"]),
+              h.make_node("Conv", ["p", "w"], ["y"]), [2, 4, 3, 7],
+              [w(), ints("pads", [3, 2]), ints("axes", [-1])])
+    pad_model("pad_conv_op21", 21, h.make_node("Pad", ["x", "pads"], ["p"]),
+              h.make_node("Conv", ["p", "w"], ["y"], pads=[1, 1, 1, 1]), [2, 4, 6, 7],
+              [w(), ints("pads", [0, 0, 0, 1, 0, 0, 1, 0])])
+    pad_model("pad_conv_reflect_op13", 13, h.make_node("Pad", ["x", "pads"], ["p"], mode="reflect"),
+              h.make_node("Conv", ["p", "w"], ["y"]), [2, 4, 5, 6], [w(), ints("pads", [0, 0, 1, 1, 0, 0, 1, 1])])
+    pad_model("pad_conv_value_op13", 13, h.make_node("Pad", ["x", "pads", "one"], ["p"]),
+              h.make_node("Conv", ["p", "w"], ["y"]), [2, 4, 5, 6],
+              [w(), ints("pads", [0, 0, 1, 1, 0, 0, 1, 1]),
+               numpy_helper.from_array(np.array(1.0, dtype=np.float32), "one")])
+
+    pad_model("pad_average_pool_op7", 7, h.make_node("Pad", ["x"], ["p"], pads=[0, 0, 1, 0, 0, 0, 1, 1]),
+              h.make_node("AveragePool", ["p"], ["y"], kernel_shape=[3, 2], count_include_pad=1), [2, 3, 5, 6], [])
+    # ONNX Runtime refuses pool pads as large as the kernel.
+    pad_model("pad_average_pool_pad_as_kernel_op7", 7, h.make_node("Pad", ["x"], ["p"], pads=[0, 0, 1, 0, 0, 0, 1, 2]),
+              h.make_node("AveragePool", ["p"], ["y"], kernel_shape=[3, 2], count_include_pad=1), [2, 3, 5, 7], [])
+    pad_model("pad_average_pool_op11", 11, h.make_node("Pad", ["x", "pads"], ["p"]),
+              h.make_node("AveragePool", ["p"], ["y"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 0, 1],
+                          count_include_pad=1), [2, 3, 3, 3], [ints("pads", [0, 0, 0, 1, 0, 0, 2, 0])])
+    pad_model("pad_average_pool_op19_dilations", 19, h.make_node("Pad", ["x", "pads", "", "axes"], ["p"]),
+              h.make_node("AveragePool", ["p"], ["y"], kernel_shape=[2, 2], dilations=[2, 2], count_include_pad=1),
+              [2, 3, 5, 6], [ints("pads", [1, 1, 1, 1]), ints("axes", [2, 3])])
+    pad_model("pad_average_pool_exclude_op13", 13, h.make_node("Pad", ["x", "pads"], ["p"]),
+              h.make_node("AveragePool", ["p"], ["y"], kernel_shape=[2, 2]), [2, 3, 6, 7],
+              [ints("pads", [0, 0, 1, 1, 0, 0, 1, 1])])
+    pad_model("pad_max_pool_op13", 13, h.make_node("Pad", ["x", "pads"], ["p"]),
+              h.make_node("MaxPool", ["p"], ["y"], kernel_shape=[2, 2]), [2, 3, 6, 7],
+              [ints("pads", [0, 0, 1, 1, 0, 0, 1, 1])])
+
+    def bn_model(name, opset, producer, x_dims, out_dims, m, initializers, elem=T.FLOAT, **bn_attributes):
+        stats = [weight("scale", [m], elem), weight("shift", [m], elem), weight("mean", [m], elem),
+                 weight("var", [m], elem, low=0.1)]
+        bn = h.make_node("BatchNormalization", ["g", "scale", "shift", "mean", "var"], ["y"], **bn_attributes)
+        save_newer(name, [producer, bn], [h.make_tensor_value_info("x", elem, x_dims)],
+                   [h.make_tensor_value_info("y", elem, out_dims)], opset, list(initializers) + stats)
+
+    bn_model("bn_gemm_op9_trans_b", 9, h.make_node("Gemm", ["x", "w", "c"], ["g"], transB=1), [3, 5], [3, 4], 4,
+             [weight("w", [4, 5]), weight("c", [4])])
+    bn_model("bn_gemm_op15_alpha_beta", 15, h.make_node("Gemm", ["x", "w", "c"], ["g"], alpha=0.7, beta=0.5),
+             [3, 5], [3, 4], 4, [weight("w", [5, 4]), weight("c", [1, 4])], epsilon=1e-3)
+    bn_model("bn_gemm_op13_double", 13, h.make_node("Gemm", ["x", "w"], ["g"], transB=1), [3, 5], [3, 4], 4,
+             [weight("w", [4, 5], T.DOUBLE)], T.DOUBLE)
+    bn_model("bn_matmul_op13", 13, h.make_node("MatMul", ["x", "w"], ["g"]), [3, 5], [3, 4], 4, [weight("w", [5, 4])])
+    bn_model("bn_matmul_op7", 7, h.make_node("MatMul", ["x", "w"], ["g"]), [3, 5], [3, 4], 4, [weight("w", [5, 4])])
+    # Near miss: BatchNormalization of a 3-D MatMul output normalizes axis 1, not the columns.
+    bn_model("bn_matmul_3d_op13", 13, h.make_node("MatMul", ["x", "w"], ["g"]), [2, 3, 5], [2, 3, 4], 3,
+             [weight("w", [5, 4])])
+
+    def reshape_model(name, opset, nodes, x_dims, out_dims, initializers):
+        save_newer(name, nodes, [h.make_tensor_value_info("x", T.FLOAT, x_dims)],
+                   [h.make_tensor_value_info("y", T.FLOAT, out_dims)], opset, initializers)
+
+    unsqueeze = lambda opset, i, o: (h.make_node("Unsqueeze", [i], [o], axes=[0]) if opset < 13
+                                     else h.make_node("Unsqueeze", [i, "zero"], [o]))
+    for opset in (11, 13):
+        reshape_model(f"concat_reshape_op{opset}", opset,
+                      [h.make_node("Shape", ["x"], ["s"]), h.make_node("Gather", ["s", "i0"], ["g0"]),
+                       unsqueeze(opset, "g0", "u0"), h.make_node("Gather", ["s", "i1"], ["g1"]),
+                       unsqueeze(opset, "g1", "u1"), h.make_node("Concat", ["u0", "u1", "k"], ["c"], axis=0),
+                       h.make_node("Reshape", ["x", "c"], ["y"])],
+                      ["N", 4, 8], ["N", 4, 2, 4], [ints("i0", 0), ints("i1", 1), ints("zero", [0]),
+                                                    ints("k", [-1, 4])])
+    # Near miss: dim 0 of x at position 1, where 0 would copy dim 1.
+    reshape_model("concat_reshape_other_position_op13", 13,
+                  [h.make_node("Shape", ["x"], ["s"]), h.make_node("Gather", ["s", "i0"], ["g0"]),
+                   unsqueeze(13, "g0", "u0"), h.make_node("Concat", ["k", "u0"], ["c"], axis=0),
+                   h.make_node("Reshape", ["x", "c"], ["y"])],
+                  ["N", 4, 8], [32, "N"], [ints("i0", 0), ints("zero", [0]), ints("k", [-1])])
 
 
 def main():
@@ -34,6 +148,7 @@ def main():
              [h.make_node("Softmax", ["x"], ["s"], axis=axis), h.make_node("Log", ["s"], ["y"])],
              [h.make_tensor_value_info("x", T.FLOAT, [2, 3, 4])],
              [h.make_tensor_value_info("y", T.FLOAT, [2, 3, 4])], opset)
+    conv_models()
 
 
 if __name__ == "__main__":
