@@ -50,8 +50,8 @@ def conv_models():
 
     x4 = [h.make_tensor_value_info("x", T.FLOAT, [2, 3, 5, 6])]
 
-    def pad_model(name, opset, pad, consumer, out_dims, initializers):
-        save_newer(name, [pad, consumer], x4, [h.make_tensor_value_info("y", T.FLOAT, out_dims)], opset,
+    def pad_model(name, opset, pad, consumer, out_dims, initializers, x=x4):
+        save_newer(name, [pad, consumer], x, [h.make_tensor_value_info("y", T.FLOAT, out_dims)], opset,
                    initializers)
 
     w = lambda: weight("w", [4, 3, 3, 3])
@@ -88,6 +88,15 @@ def conv_models():
     pad_model("pad_average_pool_op19_dilations", 19, h.make_node("Pad", ["x", "pads", "", "axes"], ["p"]),
               h.make_node("AveragePool", ["p"], ["y"], kernel_shape=[2, 2], dilations=[2, 2], count_include_pad=1),
               [2, 3, 5, 6], [ints("pads", [1, 1, 1, 1]), ints("axes", [2, 3])])
+    # 1-D and 3-D pools (other kernels of ONNX Runtime's than 2-D), padding on both sides.
+    pad_model("pad_average_pool_1d_op11", 11, h.make_node("Pad", ["x", "pads"], ["p"]),
+              h.make_node("AveragePool", ["p"], ["y"], kernel_shape=[3], pads=[1, 0], count_include_pad=1),
+              [2, 3, 7], [ints("pads", [0, 0, 1, 0, 0, 1])], x=[h.make_tensor_value_info("x", T.FLOAT, [2, 3, 6])])
+    pad_model("pad_average_pool_3d_op19_dilations", 19, h.make_node("Pad", ["x", "pads"], ["p"]),
+              h.make_node("AveragePool", ["p"], ["y"], kernel_shape=[2, 2, 3], dilations=[1, 2, 1],
+                          count_include_pad=1), [2, 3, 3, 3, 5],
+              [ints("pads", [0, 0, 1, 0, 1, 0, 0, 0, 1, 1])],
+              x=[h.make_tensor_value_info("x", T.FLOAT, [2, 3, 3, 4, 5])])
     pad_model("pad_average_pool_exclude_op13", 13, h.make_node("Pad", ["x", "pads"], ["p"]),
               h.make_node("AveragePool", ["p"], ["y"], kernel_shape=[2, 2]), [2, 3, 6, 7],
               [ints("pads", [0, 0, 1, 1, 0, 0, 1, 1])])
