@@ -1,0 +1,62 @@
+#pragma once
+
+// List operands that ONNX moved from attributes to inputs (Squeeze and Unsqueeze axes at opset
+// 13, Slice starts/ends/axes/steps at opset 10), read and written in the form the node's opset
+// uses, and axes resolved against a rank.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "onnxopt/export.h"
+#include "onnxopt/ir/ir.h"
+
+namespace onnxopt {
+
+class PatternRewriter;
+
+// An `axes` list: the attribute before opset `input_since` of the node's domain, input
+// `input_index` from then on.
+struct AxesOperand {
+  bool given = false;                          // the attribute or the input is there
+  std::optional<std::vector<int64_t>> values;  // nullopt when given but not a constant
+};
+
+// An error when the attribute has another kind, or the input is a malformed constant.
+ONNXOPT_API absl::StatusOr<AxesOperand> readAxesOperand(const ir::Node& node, int64_t input_since,
+                                                        size_t input_index = 1);
+
+// The node's `axes` become `axes`: an INTS attribute before opset `input_since`, else a new
+// int64 initializer at input `input_index`. Only after a successful PatternRewriter::match().
+ONNXOPT_API void setAxesOperand(PatternRewriter& rewriter, const ir::Node& node,
+                                int64_t input_since, absl::Span<const int64_t> axes,
+                                size_t input_index = 1);
+
+// `axes` counted from the front of a rank-`rank` shape, in the order given; nullopt when one is
+// outside [-rank, rank) or two name the same axis. Without a rank, non-negative axes resolve to
+// themselves and a negative one to nullopt.
+ONNXOPT_API std::optional<std::vector<int64_t>> resolveAxes(absl::Span<const int64_t> axes,
+                                                            std::optional<int64_t> rank);
+
+// Whether no axis is negative: they then need no rank to be resolved.
+ONNXOPT_API bool allNonNegative(absl::Span<const int64_t> axes);
+
+// The position of the `index`-th axis (from 0) of those not in `sorted_axes` (ascending, from
+// the front): where an axis of Squeeze's output sits in its input when `sorted_axes` are the
+// squeezed ones, or an axis of Unsqueeze's input in its output when they are the inserted ones.
+ONNXOPT_API int64_t axisSkipping(int64_t index, absl::Span<const int64_t> sorted_axes);
+
+// A Slice's constant arguments, defaults filled in: axes [0, n) when absent, steps 1 when
+// absent. Slice-1 reads starts, ends and axes from attributes; Slice-10 on from inputs 1-4.
+struct SliceArguments {
+  std::vector<int64_t> starts, ends, axes, steps;
+};
+
+// nullopt when an argument input is not a constant. An error when an attribute has the wrong
+// kind, a constant is malformed, or the lists' lengths differ.
+ONNXOPT_API absl::StatusOr<std::optional<SliceArguments>> readSliceArguments(const ir::Node& slice);
+
+}  // namespace onnxopt

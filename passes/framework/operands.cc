@@ -1,0 +1,126 @@
+#include "onnxopt/rewrite/operands.h"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "onnxopt/ir/describe.h"
+#include "onnxopt/rewrite/constant.h"
+#include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/schema.h"
+#include "onnxopt/rewrite/tensor_util.h"
+
+namespace onnxopt {
+
+absl::StatusOr<AxesOperand> readAxesOperand(const ir::Node& node, int64_t input_since,
+                                            size_t input_index) {
+  const std::optional<int64_t> opset = opsetOf(node);
+  if (!opset) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(ir::describe(node), ": its model imports no opset of its domain"));
+  }
+  AxesOperand operand;
+  if (*opset < input_since) {
+    absl::StatusOr<std::optional<std::vector<int64_t>>> axes = getInts(node, "axes");
+    if (!axes.ok()) return axes.status();
+    operand.given = axes->has_value();
+    operand.values = std::move(*axes);
+    return operand;
+  }
+  const ir::Value* input = node.input(input_index);
+  if (input == nullptr) return operand;
+  operand.given = true;
+  absl::StatusOr<std::optional<std::vector<int64_t>>> axes = readConstantInts(*input);
+  if (!axes.ok()) return axes.status();
+  operand.values = std::move(*axes);
+  return operand;
+}
+
+void setAxesOperand(PatternRewriter& rewriter, const ir::Node& node, int64_t input_since,
+                    absl::Span<const int64_t> axes, size_t input_index) {
+  if (opsetOf(node).value_or(input_since) < input_since) {
+    rewriter.setAttr(node, ir::Attribute::makeInts("axes", axes));
+    return;
+  }
+  const std::string hint =
+      absl::StrCat(node.output(0) != nullptr ? node.output(0)->name() : node.name(), "_axes");
+  rewriter.setInput(node, input_index, rewriter.createInitializer(hint, makeInt64Tensor(axes)));
+}
+
+std::optional<std::vector<int64_t>> resolveAxes(absl::Span<const int64_t> axes,
+                                                std::optional<int64_t> rank) {
+  std::vector<int64_t> resolved;
+  resolved.reserve(axes.size());
+  for (int64_t axis : axes) {
+    if (rank ? axis < -*rank || axis >= *rank : axis < 0) return std::nullopt;
+    const int64_t from_front = axis < 0 ? axis + *rank : axis;
+    if (std::find(resolved.begin(), resolved.end(), from_front) != resolved.end()) {
+      return std::nullopt;
+    }
+    resolved.push_back(from_front);
+  }
+  return resolved;
+}
+
+bool allNonNegative(absl::Span<const int64_t> axes) {
+  return std::all_of(axes.begin(), axes.end(), [](int64_t axis) { return axis >= 0; });
+}
+
+int64_t axisSkipping(int64_t index, absl::Span<const int64_t> sorted_axes) {
+  int64_t position = index;
+  for (int64_t axis : sorted_axes) {
+    if (axis <= position) ++position;
+  }
+  return position;
+}
+
+absl::StatusOr<std::optional<SliceArguments>> readSliceArguments(const ir::Node& slice) {
+  const std::optional<int64_t> opset = opsetOf(slice);
+  if (!opset) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(ir::describe(slice), ": its model imports no opset of its domain"));
+  }
+  SliceArguments arguments;
+  bool has_axes = false, has_steps = false;
+  if (*opset < 10) {
+    for (auto [name, target, present] :
+         {std::tuple{"starts", &arguments.starts, static_cast<bool*>(nullptr)},
+          {"ends", &arguments.ends, nullptr},
+          {"axes", &arguments.axes, &has_axes}}) {
+      absl::StatusOr<std::optional<std::vector<int64_t>>> ints = getInts(slice, name);
+      if (!ints.ok()) return ints.status();
+      if (*ints) *target = std::move(**ints);
+      if (present != nullptr) *present = ints->has_value();
+    }
+  } else {
+    std::vector<int64_t>* targets[] = {&arguments.starts, &arguments.ends, &arguments.axes,
+                                       &arguments.steps};
+    bool* present[] = {nullptr, nullptr, &has_axes, &has_steps};
+    for (size_t i = 0; i < 4; ++i) {
+      const ir::Value* input = slice.input(i + 1);
+      if (input == nullptr) continue;
+      absl::StatusOr<std::optional<std::vector<int64_t>>> ints = readConstantInts(*input);
+      if (!ints.ok()) return ints.status();
+      if (!*ints) return std::nullopt;
+      *targets[i] = std::move(**ints);
+      if (present[i] != nullptr) *present[i] = true;
+    }
+  }
+  const size_t count = arguments.starts.size();
+  if (!has_axes) {
+    for (size_t i = 0; i < count; ++i) arguments.axes.push_back(static_cast<int64_t>(i));
+  }
+  if (!has_steps) arguments.steps.assign(count, 1);
+  if (arguments.ends.size() != count || arguments.axes.size() != count ||
+      arguments.steps.size() != count) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ir::describe(slice), ": ", count, " starts, ", arguments.ends.size(),
+                     " ends, ", arguments.axes.size(), " axes and ", arguments.steps.size(),
+                     " steps"));
+  }
+  return arguments;
+}
+
+}  // namespace onnxopt
