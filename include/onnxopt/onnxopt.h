@@ -88,6 +88,11 @@ struct OptimizeOptions {
   std::vector<InputShape> input_shapes;
   std::vector<DimValue> dims;
   std::vector<FixedDim>* fixed_dims = nullptr;
+
+  // Passes to leave out of the pipeline (onnx-opt --skip): every run of each is removed. A name
+  // that is no registered pass, or a pass the pipeline does not run, is an InvalidArgument naming
+  // it, before any model is read.
+  std::vector<std::string> skip;
 };
 
 // Optimizes `model` in place. `pipeline` is a named pipeline ("-O0", "-O1", "-O2") or pipeline
@@ -134,6 +139,13 @@ ONNXOPT_API absl::Status optimizeModel(ir::Model& model, const std::string& pipe
 // The error lists the named pipelines.
 ONNXOPT_API absl::StatusOr<std::string> expandPipeline(const std::string& pipeline,
                                            const PassRegistry& registry = PassRegistry::global());
+
+// Pipeline text of `pipeline` (pipeline text; a named pipeline is expandPipeline's business)
+// without the passes named in `skip`, each pass that stays printed with its options. Errors, as
+// for OptimizeOptions::skip, name the pass.
+ONNXOPT_API absl::StatusOr<std::string> skipPasses(
+    absl::string_view pipeline, const std::vector<std::string>& skip,
+    const PassRegistry& registry = PassRegistry::global());
 
 // An error as one line, the way `onnx-opt` prints it after "onnx-opt: error: " (and the Python
 // module's exceptions carry it): line breaks become "; ", and `subject` (the file the error is

@@ -2,6 +2,8 @@
 
 #include "onnxopt/onnxopt.h"
 
+#include <algorithm>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -60,11 +62,44 @@ absl::StatusOr<std::string> expandPipeline(const std::string& pipeline,
                    ", or pipeline text such as 'eliminate-dead-nodes'"));
 }
 
+absl::StatusOr<std::string> skipPasses(absl::string_view pipeline,
+                                       const std::vector<std::string>& skip,
+                                       const PassRegistry& registry) {
+  absl::StatusOr<std::vector<std::unique_ptr<Pass>>> passes = registry.parsePipeline(pipeline);
+  if (!passes.ok()) return passes.status();
+  for (const std::string& name : skip) {
+    if (registry.lookup(name) == nullptr) {
+      std::vector<std::string> names;
+      for (const PassInfo* info : registry.passes()) names.push_back(info->name);
+      return absl::InvalidArgumentError(
+          absl::StrCat("--skip: unknown pass '", name, "'; valid passes: ",
+                       names.empty() ? "(none)" : absl::StrJoin(names, ", ")));
+    }
+    const bool runs = std::any_of(passes->begin(), passes->end(),
+                                  [&name](const std::unique_ptr<Pass>& p) { return p->name() == name; });
+    if (!runs) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--skip: pass '", name, "' is not in the pipeline '", pipeline, "'"));
+    }
+  }
+  std::vector<std::string> kept;
+  for (const std::unique_ptr<Pass>& pass : *passes) {
+    if (std::find(skip.begin(), skip.end(), pass->name()) == skip.end()) {
+      kept.push_back(pass->pipelineText());
+    }
+  }
+  return absl::StrJoin(kept, ",");
+}
+
 absl::StatusOr<PassManager> makePassManager(const std::string& pipeline,
                                             const OptimizeOptions& options) {
   const PassRegistry& registry = registryOf(options);
   absl::StatusOr<std::string> text = expandPipeline(pipeline, registry);
   if (!text.ok()) return text.status();
+  if (!options.skip.empty()) {
+    text = skipPasses(*text, options.skip, registry);
+    if (!text.ok()) return text.status();
+  }
   PassManagerOptions manager_options;
   manager_options.verify_each = options.verify_each;
   // Named pipelines are meant to run to a fixed point ("-O1": "to a fixed point"), as onnx-opt

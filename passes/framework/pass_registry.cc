@@ -3,6 +3,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
 
 namespace onnxopt {
 
@@ -133,6 +135,9 @@ PassRegistry PassRegistry::withBuiltinPasses() {
   registry.passes_.emplace(name, PassInfo{name, summary, &factory});
 #define ONNXOPT_PIPELINE(name, pipeline, summary) \
   registry.named_pipelines_.push_back(NamedPipeline{name, pipeline, summary});
+#define ONNXOPT_PASS_GROUP(name, prefixes, title) \
+  registry.groups_.push_back(                     \
+      PassGroup{name, title, absl::StrSplit(prefixes, ',', absl::SkipEmpty())});
 #include "../passes.def"
   return registry;
 }
@@ -157,6 +162,15 @@ absl::Status PassRegistry::registerPass(PassInfo info) {
   std::string name = info.name;
   passes_.emplace(std::move(name), std::move(info));
   return absl::OkStatus();
+}
+
+const PassGroup* PassRegistry::groupOf(absl::string_view pass_name) const {
+  for (const PassGroup& group : groups_) {
+    for (const std::string& prefix : group.prefixes) {
+      if (absl::StartsWith(pass_name, prefix)) return &group;
+    }
+  }
+  return nullptr;
 }
 
 const PassInfo* PassRegistry::lookup(absl::string_view name) const {

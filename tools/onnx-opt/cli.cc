@@ -214,21 +214,40 @@ absl::Status save(const ir::Model& model, const Options& options, Io& io, Progre
   return writeStream(io.out, bytes, progress);
 }
 
-// --list-passes: every pass with its summary and options, then the named pipelines.
+// One pass of --list-passes: its name, summary and options.
+void appendPass(const PassRegistry& registry, const PassInfo& info, std::string* text) {
+  absl::StrAppend(text, "  ", info.name, "\n      ", info.summary, "\n");
+  absl::StatusOr<std::unique_ptr<Pass>> pass = registry.createPass(info.name);
+  if (!pass.ok()) {
+    absl::StrAppend(text, "      (cannot create it: ", pass.status().message(), ")\n");
+    return;
+  }
+  for (const PassOptionBase* option : (*pass)->options()) {
+    absl::StrAppend(text, "      option ", option->name(), " (", option->typeName(),
+                    ", default ", option->defaultText(), "): ", option->description(), "\n");
+  }
+}
+
+// --list-passes: the passes by group (passes.def's order; passes of no group last), each with
+// its summary and options, then the named pipelines.
 std::string listPasses(const PassRegistry& registry) {
   std::string text = "Passes (--passes=NAME{OPTION=VALUE,...},NAME,...):\n";
-  for (const PassInfo* info : registry.passes()) {
-    absl::StrAppend(&text, "  ", info->name, "\n      ", info->summary, "\n");
-    absl::StatusOr<std::unique_ptr<Pass>> pass = registry.createPass(info->name);
-    if (!pass.ok()) {
-      absl::StrAppend(&text, "      (cannot create it: ", pass.status().message(), ")\n");
-      continue;
+  const std::vector<const PassInfo*> passes = registry.passes();
+  const auto appendGroup = [&](const PassGroup* group, absl::string_view heading) {
+    bool any = false;
+    for (const PassInfo* info : passes) {
+      if (registry.groupOf(info->name) != group) continue;
+      if (!any) absl::StrAppend(&text, "\n", heading, "\n");
+      any = true;
+      appendPass(registry, *info, &text);
     }
-    for (const PassOptionBase* option : (*pass)->options()) {
-      absl::StrAppend(&text, "      option ", option->name(), " (", option->typeName(),
-                      ", default ", option->defaultText(), "): ", option->description(), "\n");
-    }
+  };
+  for (const PassGroup& group : registry.groups()) {
+    std::vector<std::string> patterns;
+    for (const std::string& prefix : group.prefixes) patterns.push_back(prefix + "*");
+    appendGroup(&group, absl::StrCat(group.title, " (", absl::StrJoin(patterns, ", "), "):"));
   }
+  appendGroup(nullptr, "Other passes:");
   absl::StrAppend(&text, "\nNamed pipelines (run to a fixed point):\n");
   for (const NamedPipeline& pipeline : registry.namedPipelines()) {
     absl::StrAppend(&text, "  -", pipeline.name, "  ", pipeline.summary, "\n      ",
@@ -286,6 +305,11 @@ absl::StatusOr<std::unique_ptr<PassManager>> buildPassManager(const Options& opt
     absl::StatusOr<std::string> named = registry.namedPipeline(options.pipelineName());
     if (!named.ok()) return named.status();
     pipeline = *std::move(named);
+  }
+  if (!options.skip.empty()) {
+    absl::StatusOr<std::string> kept = skipPasses(pipeline, options.skip, registry);
+    if (!kept.ok()) return kept.status();
+    pipeline = *std::move(kept);
   }
   auto manager = std::make_unique<PassManager>(std::move(pm_options));
   if (absl::Status status = manager->addPipeline(pipeline, registry); !status.ok()) {
@@ -492,6 +516,16 @@ absl::StatusOr<Options> parseArgs(const std::vector<std::string>& args) {
       options.passes = value;
       continue;
     }
+    matched = reader.valueOption(arg, "--skip", &value);
+    if (!matched.ok()) return matched.status();
+    if (*matched) {
+      for (absl::string_view name : absl::StrSplit(value, ',')) {
+        name = absl::StripAsciiWhitespace(name);
+        if (name.empty()) return usageError("--skip needs pass names");
+        options.skip.emplace_back(name);
+      }
+      continue;
+    }
     matched = reader.valueOption(arg, "--fold-max-size", &value);
     if (!matched.ok()) return matched.status();
     if (*matched) {
@@ -590,6 +624,10 @@ Pipeline (the default is -O1):
   --passes=<pipeline>   Run these passes in order instead, e.g.
                         --passes=fuse-transpose-gemm,eliminate-dead-nodes{max-iterations=3}
                         (not together with -O<level>).
+  --skip=<pass>[,<pass>...]
+                        Leave these passes out of the pipeline (repeatable), e.g. -O1
+                        --skip=fuse-transpose-gemm. A pass the pipeline does not run is an
+                        error (exit 2).
   --fixed-point         Repeat the whole pipeline until a round changes nothing (at most 10
                         rounds; a warning says when the cap was hit). -O<level> implies it.
   --list-passes         Print every pass with its summary and options, and the -O pipelines;

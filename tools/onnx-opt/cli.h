@@ -34,6 +34,9 @@ struct Options {
   // Repeat the whole pipeline until a round changes nothing (with a cap). Named pipelines imply
   // it; --fixed-point asks for it with --passes.
   bool fixed_point = false;
+  // --skip=PASS[,PASS...] (repeatable): passes removed from the pipeline, every run of each.
+  // A name that is no pass, or a pass the pipeline does not run, is a usage error.
+  std::vector<std::string> skip;
   // --fold-max-size=BYTES: the max-size option of every fold-constants in the pipeline.
   std::optional<std::string> fold_max_size;
 

@@ -31,6 +31,15 @@ struct NamedPipeline {
   std::string summary;
 };
 
+// A family of passes, for --list-passes: every pass whose name starts with one of `prefixes`.
+// Grouping by name keeps a pass's family where its name already says it ("eliminate-",
+// "fuse-"), so registering a pass needs no group of its own.
+struct PassGroup {
+  std::string name;                   // "elimination"
+  std::string title;                  // one line, for --list-passes
+  std::vector<std::string> prefixes;  // "eliminate-"
+};
+
 class ONNXOPT_API PassRegistry {
  public:
   // An empty registry; withBuiltinPasses() is the usual start.
@@ -52,6 +61,12 @@ class ONNXOPT_API PassRegistry {
   // pipeline). Errors give the column, and list the valid passes or the pass's valid options.
   absl::StatusOr<std::vector<std::unique_ptr<Pass>>> parsePipeline(absl::string_view text) const;
 
+  // The groups of passes/passes.def, in its order.
+  const std::vector<PassGroup>& groups() const { return groups_; }
+  // The group whose prefix the pass name starts with (the first, in groups() order); null for a
+  // pass of no group (an out-of-tree pass under a prefix of its own).
+  const PassGroup* groupOf(absl::string_view pass_name) const;
+
   const std::vector<NamedPipeline>& namedPipelines() const { return named_pipelines_; }
   // The pipeline text of "O0", "O1", "O2"; the error lists the known names.
   absl::StatusOr<std::string> namedPipeline(absl::string_view name) const;
@@ -59,6 +74,7 @@ class ONNXOPT_API PassRegistry {
  private:
   std::map<std::string, PassInfo, std::less<>> passes_;
   std::vector<NamedPipeline> named_pipelines_;
+  std::vector<PassGroup> groups_;
 };
 
 }  // namespace onnxopt

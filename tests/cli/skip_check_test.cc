@@ -1,0 +1,250 @@
+// --skip and the groups of --list-passes: on the real binary (exit codes, messages, files left
+// behind), in-process (a registry of our own), and through the C++ API (OptimizeOptions::skip).
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "cli.h"
+#include "gtest/gtest.h"
+#include "onnx/defs/parser.h"
+#include "onnxopt/onnxopt.h"
+#include "tool_run.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using onnxopt::testing::contains;
+using onnxopt::testing::expectCleanFailure;
+using onnxopt::testing::listDir;
+using onnxopt::testing::readFile;
+using onnxopt::testing::ToolRun;
+
+const std::string kTool = ONNXOPT_CLI_PATH;
+const std::string kSourceDir = ONNXOPT_SOURCE_DIR;
+
+onnx::ModelProto parseProto(const std::string& text) {
+  onnx::ModelProto proto;
+  const onnx::Common::Status parsed = onnx::OnnxParser::Parse(proto, text.c_str());
+  EXPECT_TRUE(parsed.IsOK()) << parsed.ErrorMessage() << "\n" << text;
+  return proto;
+}
+
+std::string serialize(const onnx::ModelProto& proto) {
+  std::string bytes;
+  EXPECT_TRUE(proto.SerializeToString(&bytes));
+  return bytes;
+}
+
+// A model whose graph is `body`, reading A float[2,3], B float[3,3], C float[3] and X float[2,2].
+std::string modelText(const std::string& body, const std::string& initializers = "") {
+  return "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+         "g (float[2, 3] A, float[3, 3] B, float[3] C, float[2, 2] X) => (float[2, 3] Y)\n" +
+         initializers + "{\n" + body + "\n}\n";
+}
+
+// Transpose then Gemm: -O1's fuse-transpose-gemm folds it into transB = 1.
+constexpr const char* kTransposeGemm = "Bt = Transpose<perm = [1, 0]>(B)\n Y = Gemm(A, Bt, C)";
+
+class SkipCheckTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "onnx-opt-skip-check-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr) << std::strerror(errno);
+    dir_ = pattern;
+    out_dir_ = dir_ + "/out";
+    io_dir_ = dir_ + "/io";
+    fs::create_directory(out_dir_);
+    fs::create_directory(io_dir_);
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    if (!dir_.empty()) fs::remove_all(dir_, ignored);
+  }
+
+  std::string writeModel(const std::string& name, const onnx::ModelProto& proto) {
+    const std::string path = dir_ + "/" + name + ".onnx";
+    onnxopt::testing::writeFile(path, serialize(proto));
+    return path;
+  }
+  std::string writeModel(const std::string& name, const std::string& text) {
+    return writeModel(name, parseProto(text));
+  }
+
+  ToolRun runTool(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--verify-each", "--require-convergence"});
+    return onnxopt::testing::runTool(kTool, args, io_dir_);
+  }
+
+  std::string dir_;
+  std::string out_dir_;
+  std::string io_dir_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// --skip
+
+TEST_F(SkipCheckTest, SkipRemovesPassesFromANamedPipeline) {
+  ToolRun r = runTool({"-O1", "--skip=fuse-transpose-gemm,fold-shapes", "--print-pipeline"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  absl::StatusOr<std::string> o1 = onnxopt::PassRegistry::global().namedPipeline("O1");
+  ASSERT_TRUE(o1.ok());
+  std::vector<std::string> expected;
+  for (absl::string_view pass : absl::StrSplit(*o1, ',')) {
+    if (pass != "fuse-transpose-gemm" && pass != "fold-shapes") expected.emplace_back(pass);
+  }
+  EXPECT_EQ(r.out, onnxopt::testing::join(expected, ",") + "\n");
+
+  // Repeatable; -O2's options stay on the passes it keeps.
+  r = runTool({"-O2", "--skip=fold-constants", "--skip", "lift-constants", "--print-pipeline"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_FALSE(contains(r.out, "fold-constants")) << r.out;
+  EXPECT_FALSE(contains(r.out, "lift-constants")) << r.out;
+  EXPECT_TRUE(contains(r.out, "fuse-matmul-add-gemm{allow-reshape=true}")) << r.out;
+}
+
+TEST_F(SkipCheckTest, ASkippedPassDoesNotRun) {
+  const std::string model = writeModel("gemm", modelText(kTransposeGemm));
+  ToolRun r = runTool({model, "--emit=text", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_FALSE(contains(r.out, "Transpose")) << r.out;
+  r = runTool({model, "--emit=text", "-q", "--skip=fuse-transpose-gemm"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(contains(r.out, "Bt = Transpose<perm = [1, 0]>(B)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Y = Gemm(A, Bt, C)")) << r.out;
+}
+
+TEST_F(SkipCheckTest, SkippingAnUnknownPassOrOneThePipelineLacksIsAUsageError) {
+  // Found before the model is read: this input does not exist.
+  const std::string missing = dir_ + "/missing.onnx";
+  const std::string out = out_dir_ + "/out.onnx";
+  ToolRun r = runTool({missing, "--skip=no-such-pass", "-o", out});
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_TRUE(contains(r.err, "--skip: unknown pass 'no-such-pass'; valid passes: ")) << r.err;
+  EXPECT_FALSE(contains(r.err, "missing.onnx")) << r.err;
+
+  // fuse-bn-into-conv is a pass, but not one of -O1's.
+  r = runTool({missing, "-O1", "--skip=fuse-transpose-gemm,fuse-bn-into-conv", "-o", out});
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_TRUE(contains(r.err, "--skip: pass 'fuse-bn-into-conv' is not in the pipeline '"))
+      << r.err;
+  r = runTool({missing, "--passes=eliminate-dead-nodes", "--skip=fold-constants", "-o", out});
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_TRUE(contains(r.err, "'fold-constants' is not in the pipeline 'eliminate-dead-nodes'"))
+      << r.err;
+
+  r = runTool({missing, "--skip=", "-o", out});
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_TRUE(contains(r.err, "--skip needs pass names")) << r.err;
+  EXPECT_TRUE(listDir(out_dir_).empty());
+}
+
+TEST(SkipApiTest, OptimizeOptionsSkip) {
+  onnxopt::OptimizeOptions options;
+  options.skip = {"fuse-transpose-gemm"};
+  absl::StatusOr<onnxopt::PassManager> manager = onnxopt::makePassManager("-O1", options);
+  ASSERT_TRUE(manager.ok()) << manager.status();
+  EXPECT_FALSE(contains(manager->pipelineText(), "fuse-transpose-gemm"));
+  EXPECT_TRUE(contains(manager->pipelineText(), "fuse-matmul-add-gemm"));
+
+  onnx::ModelProto proto = parseProto(modelText(kTransposeGemm));
+  ASSERT_TRUE(onnxopt::optimize(proto, "-O1", options).ok());
+  ASSERT_EQ(proto.graph().node_size(), 2);
+  EXPECT_EQ(proto.graph().node(0).op_type(), "Transpose");
+
+  options.skip = {"fuse-bn-into-conv"};
+  absl::StatusOr<std::string> bytes = onnxopt::optimizeBytes(serialize(proto), "-O1", options);
+  EXPECT_EQ(bytes.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(contains(std::string(bytes.status().message()), "'fuse-bn-into-conv' is not in"))
+      << bytes.status();
+}
+
+// ---------------------------------------------------------------------------------------------
+// --list-passes groups
+
+class NoOpPass final : public onnxopt::Pass {
+ public:
+  NoOpPass() : Pass("example-no-op") {}
+  absl::StatusOr<bool> run(onnxopt::ir::Model&, onnxopt::PassContext&) override { return false; }
+};
+
+struct InProcess {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+InProcess runInProcess(const std::vector<std::string>& args,
+                       const onnxopt::PassRegistry& registry) {
+  std::istringstream in;
+  std::ostringstream out;
+  std::ostringstream err;
+  onnxopt::cli::Io io{in, out, err};
+  const int code = onnxopt::cli::main(args, io, registry);
+  return {code, out.str(), err.str()};
+}
+
+TEST(ListPassesGroupsTest, EveryPassIsListedUnderItsGroupInRegistryOrder) {
+  onnxopt::PassRegistry registry = onnxopt::PassRegistry::withBuiltinPasses();
+  ASSERT_TRUE(registry
+                  .registerPass({"example-no-op", "Does nothing",
+                                 [] { return std::make_unique<NoOpPass>(); }})
+                  .ok());
+  const InProcess r = runInProcess({"--list-passes"}, registry);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  std::vector<std::string> headings = {
+      "Elimination: remove nodes that compute nothing new, or read around them (eliminate-*):",
+      "Fusion: compute a chain of nodes with fewer nodes (fuse-*):",
+      "Folding: compute ahead of time what the model fixes, or make it an initializer (fold-*, "
+      "lift-*):",
+      "Legalization and rewriting: the same computation in a form runtimes or later passes take "
+      "(legalize-*, rewrite-*):",
+      "Other passes:",
+  };
+  ASSERT_EQ(registry.groups().size(), headings.size() - 1);
+  // Where each heading starts; each pass must lie between its group's heading and the next.
+  std::vector<size_t> at;
+  for (const std::string& heading : headings) {
+    const size_t found = r.out.find("\n\n" + heading + "\n");
+    ASSERT_NE(found, std::string::npos) << heading << "\n" << r.out;
+    if (!at.empty()) EXPECT_GT(found, at.back()) << heading;
+    at.push_back(found);
+  }
+  const size_t pipelines = r.out.find("\nNamed pipelines");
+  ASSERT_NE(pipelines, std::string::npos);
+  at.push_back(pipelines);
+  for (const onnxopt::PassInfo* info : registry.passes()) {
+    const onnxopt::PassGroup* group = registry.groupOf(info->name);
+    const size_t index =
+        group == nullptr ? registry.groups().size() : static_cast<size_t>(group - &registry.groups()[0]);
+    const size_t found = r.out.find("\n  " + info->name + "\n      " + info->summary + "\n");
+    ASSERT_NE(found, std::string::npos) << info->name;
+    EXPECT_GT(found, at[index]) << info->name;
+    EXPECT_LT(found, at[index + 1]) << info->name;
+  }
+  EXPECT_EQ(registry.groupOf("example-no-op"), nullptr);
+  EXPECT_EQ(registry.groupOf("lift-constants")->name, "folding");
+  EXPECT_EQ(registry.groupOf("rewrite-where-not")->name, "legalization");
+}
+
+TEST(ListPassesGroupsTest, EveryBuiltinPassHasAGroup) {
+  const onnxopt::PassRegistry& registry = onnxopt::PassRegistry::global();
+  for (const onnxopt::PassInfo* info : registry.passes()) {
+    EXPECT_NE(registry.groupOf(info->name), nullptr)
+        << info->name << ": name it with a prefix of a group of passes/passes.def";
+  }
+  // Without out-of-tree passes there is no "Other passes" heading.
+  const InProcess r = runInProcess({"--list-passes"}, registry);
+  EXPECT_FALSE(contains(r.out, "Other passes:")) << r.out;
+}
+
+}  // namespace
