@@ -51,10 +51,14 @@ Verdict readRmsNorm(const ir::Node& root, PatternRewriter& rewriter, RmsNormMatc
   if (x == nullptr) return Verdict::none();
   const std::optional<int64_t> rank = rewriter.shapes().rankOf(*x);
   const std::optional<ir::Shape>& shape = rewriter.shapes().typeOf(*x).shape();
-  if (!rank || *rank == 0 || !shape) return Verdict::none();
+  if (!rank || *rank == 0 || !shape) {
+    return Verdict::decline(absl::StrCat("the rank of '", x->name(), "' is not known"));
+  }
   v = norm_match::readCoreBody(&m->core, *rank);
-  if (v.kind != Verdict::kMatch) return v.kind == Verdict::kError ? v : Verdict::none();
-  if (m->core.squared != x) return Verdict::none();
+  if (!v.ok()) return v;
+  if (m->core.squared != x) {
+    return Verdict::decline("the mean square is of another value than the one divided by its root");
+  }
   // x - ReduceMean(x) normalized so is a layer normalization: fuse-layer-norm's, which takes
   // the centering in too.
   if (const ir::Node* sub = producerOf(x, "Sub");

@@ -262,13 +262,12 @@ inline absl::StatusOr<int64_t> trailingAxesOf(const ir::Node& mean, int64_t rank
 
 // Reads the core below `core->node` (set by readTail): the Sqrt of Add(ReduceMean(square), eps).
 // `rank` is the rank of the normalized value. Sets everything but the ReduceMean's axes, which
-// the caller compares.
+// the caller compares. kNone when the Sqrt is not of an Add of a ReduceMean (a division by some
+// other square root: attention's Sqrt(d_k)).
 inline Verdict readCoreBody(Core* core, int64_t rank) {
   const ir::Node* sqrt = core->sqrt;
   const ir::Node* add = producerOf(sqrt->input(0), "Add");
-  if (add == nullptr || add->numInputs() != 2) {
-    return Verdict::decline("the Sqrt does not read an Add of the variance and epsilon");
-  }
+  if (add == nullptr || add->numInputs() != 2) return Verdict::none();
   for (size_t i = 0; i < 2; ++i) {
     const ir::Node* mean = producerOf(add->input(i), "ReduceMean");
     if (mean == nullptr) continue;
@@ -303,7 +302,7 @@ inline Verdict readCoreBody(Core* core, int64_t rank) {
     }
     return Verdict::match();
   }
-  return Verdict::decline("the Sqrt's Add does not read a ReduceMean");
+  return Verdict::none();
 }
 
 // Whether `v` (finite or not) survives a round trip through `elem_type` unchanged.
