@@ -137,6 +137,16 @@ std::optional<Attribute> Node::takeAttr(absl::string_view name) {
   return std::nullopt;
 }
 
+void Node::moveAttributesTo(Node* to) {
+  graph_->noteModified();
+  to->graph_->noteModified();
+  for (Attribute& attribute : attributes_) {
+    for (auto& subgraph : attribute.mutableGraphs()) subgraph->parent_node_ = to;
+    to->attributes_.push_back(std::move(attribute));
+  }
+  attributes_.clear();
+}
+
 int64_t Node::intAttr(absl::string_view name, int64_t default_value) const {
   const Attribute* attribute = attr(name);
   return attribute ? attribute->i() : default_value;

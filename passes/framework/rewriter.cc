@@ -5,6 +5,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "describe.h"
+#include "onnxopt/rewrite/node_check.h"
 #include "onnxopt/pass/pass.h"
 #include "worklist.h"
 
@@ -133,6 +134,17 @@ LogicalResult PatternRewriter::match(const ir::Node& root,
       return notifyMatchFailure(root, absl::StrCat(describe(*node), " feeds nothing in the match"));
     }
   }
+  // The driver offered no root near a malformed node; the nodes a match absorbs may reach
+  // further.
+  if (context_.skipMalformedNodes()) {
+    for (const ir::Node* node : absorbed) {
+      if (absl::Status malformed = checkNodeNeighbourhood(*node); !malformed.ok()) {
+        return notifyMatchFailure(
+            root, absl::StrCat("absorbs ", describe(*node), ", near a node that fails the check: ",
+                               malformed.message()));
+      }
+    }
+  }
   matched_root_ = offered_root_;
   return success();
 }
@@ -149,9 +161,10 @@ bool PatternRewriter::canTakeGraphOutput(const ir::Graph& graph, const ir::Value
                                          const ir::Value& to) const {
   if (&from == &to) return true;
   if (graph.parentNode() == nullptr) {
-    // The output keeps its name: `to` must be able to take it over.
+    // The output keeps its name: `to` must be able to take it over, and one that is a graph
+    // output already (a created value that took over another output) has a name to keep.
     if (to.producer() == nullptr) return false;  // a graph input or initializer keeps its own
-    return createdHere(to) || (to.graph() == &graph && !to.isGraphOutput());
+    return !to.isGraphOutput() && (createdHere(to) || to.graph() == &graph);
   }
   // A body output must stay a node output of the body; one already returned once stays too.
   return to.graph() == &graph && to.producer() != nullptr && !to.isGraphOutput();
@@ -349,6 +362,62 @@ void PatternRewriter::eraseNode(const ir::Node& node) {
     }
   }
   erase(mutableNode(node));
+}
+
+std::vector<ir::Value*> PatternRewriter::inlineSubgraph(const ir::Graph& body_ref) {
+  if (!beginChange(*offered_root_)) return {};
+  ir::Node& root = *matched_root_;
+  ir::Graph& body = const_cast<ir::Graph&>(body_ref);
+  const std::vector<ir::Value*> initializers = body.initializers();
+  const bool sparse = std::any_of(initializers.begin(), initializers.end(),
+                                  [](const ir::Value* v) { return v->isSparseInitializer(); });
+  if (body.parentNode() != &root || !body.inputs().empty() || sparse) {
+    recordError(root, "inlineSubgraph() of a graph that is not a subgraph of the match root "
+                      "without inputs or sparse initializers");
+    return {};
+  }
+  ir::Graph& graph = *root.graph();
+  // Each moved value takes over every use of the one it replaces, which is what lets the nodes
+  // that follow, the nested subgraphs and the body's outputs read it.
+  auto take_over = [](ir::Value& from, ir::Value& to) {
+    if (from.valueInfo() != nullptr) to.setType(from.type());
+    from.replaceAllUsesWith(&to);
+  };
+  for (ir::Value* initializer : initializers) {
+    ir::Value* moved = graph.addInitializer(model_.valueNames().fresh(initializer->name()),
+                                            initializer->initializer());
+    created_initializers_.push_back(moved);
+    take_over(*initializer, *moved);
+  }
+  for (ir::Node& node : body) {
+    absl::InlinedVector<std::string, 2> names;
+    for (const ir::Value* output : node.outputs()) {
+      names.push_back(output ? model_.valueNames().fresh(output->name()) : std::string());
+    }
+    ir::Node* moved = graph.createNode(node.opType(), node.inputs(), names, &root, node.domain());
+    // The residue carries the doc string and fields the IR does not model.
+    moved->mutableProto() = node.proto();
+    if (!node.name().empty()) moved->setName(model_.nodeNames().fresh(node.name()));
+    node.moveAttributesTo(moved);
+    for (size_t i = 0; i < node.numOutputs(); ++i) {
+      if (node.output(i) != nullptr) take_over(*node.output(i), *moved->output(i));
+    }
+    created_.push_back(moved);
+    for (const ir::Attribute& attribute : moved->attributes()) {
+      for (const auto& subgraph : attribute.graphs()) {
+        // What they read is now defined in another scope: patterns may decide otherwise there.
+        ir::forEachGraph(*subgraph, [this](ir::Graph& nested) {
+          for (ir::Node& inner : nested) worklist_.push(&inner);
+        });
+      }
+    }
+    notifyChanged(*moved);
+  }
+  std::vector<ir::Value*> outputs = body.outputs();
+  // The values now belong to the root's outputs: as body outputs they could take none.
+  for (size_t i = 0; i < outputs.size(); ++i) body.setOutput(i, nullptr);
+  endChange();
+  return outputs;
 }
 
 void PatternRewriter::eraseDeadNode(ir::Node& node) { erase(node); }

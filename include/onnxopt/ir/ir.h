@@ -196,6 +196,10 @@ class ONNXOPT_API Node {
   bool removeAttr(absl::string_view name);
   // Removes the attribute and hands it over (its subgraphs' uses of outer values dropped).
   std::optional<Attribute> takeAttr(absl::string_view name);
+  // Moves every attribute to `to`, which has none, in order. Subgraphs move whole: their nodes,
+  // values and the uses they hold of outer values stay, and `to` becomes their parent node, so
+  // the caller puts `to` where every outer value they read is visible.
+  void moveAttributesTo(Node* to);
   // Attribute value helpers with a default for absent attributes.
   int64_t intAttr(absl::string_view name, int64_t default_value) const;
   float floatAttr(absl::string_view name, float default_value) const;

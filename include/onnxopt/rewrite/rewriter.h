@@ -78,10 +78,10 @@ class ONNXOPT_API PatternRewriter {
 
   // Whether replaceAllUsesWith(from, to) is allowed: `to` is visible wherever `from` is read
   // (defined in from's graph or an enclosing one), an output of the main graph keeps its name
-  // (so `to` must be able to take it: a value this rewrite created, or a main-graph node output
-  // that is not itself a graph output), and an output of a subgraph stays a value computed in
-  // that subgraph (ONNX Runtime refuses a body that returns an outer-scope value or its own
-  // input).
+  // (so `to` must be able to take it: a value this rewrite created, or a main-graph node output,
+  // that is not itself a graph output already), and an output of a subgraph stays a value
+  // computed in that subgraph (ONNX Runtime refuses a body that returns an outer-scope value or
+  // its own input).
   bool canReplaceAllUsesWith(const ir::Value& from, const ir::Value& to) const;
   // Whether replaceUsesWhereAllowed(from, to) would move at least one use: `to` is visible where
   // `from` is, and `from` has a node reader or a graph output that `to` may become.
@@ -125,6 +125,16 @@ class ONNXOPT_API PatternRewriter {
                                    const std::string& node_name_hint = "");
   // Erases a node none of whose outputs is used, with its subgraphs.
   void eraseNode(const ir::Node& node);
+  // Moves the initializers and nodes of `body`, a subgraph of the match root without inputs or
+  // sparse initializers, into the root's graph before the root, and returns what now stands for
+  // each output of `body`: a moved value, or the outer value the body returned. Moved values and
+  // nodes get fresh names from the model's NameTables (the body's own names may be defined in
+  // other scopes too, which the tables cannot rule out), keep their declared types, and nodes
+  // keep their attributes and subgraphs, which go on reading the moved values. Tensors are
+  // shared, not copied. The body is left with its old nodes and initializers, which nothing
+  // outside it reads, and no outputs (what it returned is free to take the root's outputs):
+  // replace the root's outputs with what this returns, then erase the root, in the same rewrite.
+  std::vector<ir::Value*> inlineSubgraph(const ir::Graph& body);
 
   // `index` may be numInputs(), to append an input.
   void setInput(const ir::Node& node, size_t index, ir::Value* value);
