@@ -25,6 +25,8 @@
 // parser cannot read (names that are not identifiers, NaN, empty attribute lists, ...), the
 // printer still shows it, in the form later ONNX parsers read where one exists, so that the
 // text stays useful to a reader; only the round trip through the 1.12 parser is lost.
+// onnx-opt's own reader (text_reader.cc) reads all of it back: every form written here must be
+// one it reads to the same proto.
 
 namespace onnxopt::ir {
 namespace {
@@ -40,17 +42,44 @@ bool isIdentifier(absl::string_view text) {
   return true;
 }
 
-// OnnxParser 1.12 reads a string literal verbatim up to the next '"' and knows no escapes. A
-// backslash is therefore written as is; a quote is escaped as later parsers read it (1.12
-// cannot read such a string at all).
+// Backslashes, quotes and control characters are escaped (\\, \", \n, \t, \r, octal), as
+// later ONNX parsers and onnx-opt's reader (text_reader.h) read them; other bytes, UTF-8
+// included, are written as they are. OnnxParser 1.12 knows no escapes: it reads a string verbatim
+// up to the next '"', so it reads back only strings without any of these characters.
 std::string stringLiteral(absl::string_view text) {
-  return absl::StrCat("\"", absl::StrReplaceAll(text, {{"\"", "\\\""}}), "\"");
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '"': out += "\\\""; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          absl::StrAppendFormat(&out, "\\%03o", static_cast<unsigned char>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+  return out;
 }
 
-// Names that are not identifiers are quoted, as ONNX 1.14 and later read them; 1.12 reads only
-// plain identifiers.
+// Words the syntax reads as something other than a name where a name may stand: element types
+// and type constructors (before a value name), float literals and "external" (in attribute
+// and initializer values).
+bool isReservedWord(absl::string_view text) {
+  return onnx::PrimitiveTypeNameMap::IsTypeName(std::string(text)) || text == "undefined" ||
+         text == "seq" || text == "map" || text == "optional" || text == "sparse_tensor" ||
+         text == "nan" || text == "inf" || text == "external";
+}
+
+// Names that are not identifiers, or are reserved words, are quoted, as ONNX 1.14 and later
+// read them; 1.12 reads only plain identifiers.
 std::string nameText(absl::string_view name) {
-  return isIdentifier(name) ? std::string(name) : stringLiteral(name);
+  return isIdentifier(name) && !isReservedWord(name) ? std::string(name) : stringLiteral(name);
 }
 
 std::string domainText(absl::string_view domain) {
@@ -76,7 +105,20 @@ std::string nameListText(const RepeatedPtrField<std::string>& names) {
 // parsers read them; 1.12 cannot read them.
 template <typename Floating>
 std::string floatText(Floating value) {
-  if (std::isnan(value)) return "nan";
+  if (std::isnan(value)) {
+    // The default quiet NaN (what NAN and numpy's nan are) and its negation by name; any other
+    // NaN by its bits, so that its payload survives.
+    using Bits = std::conditional_t<std::is_same_v<Floating, float>, uint32_t, uint64_t>;
+    Bits bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    const Floating quiet = std::numeric_limits<Floating>::quiet_NaN();
+    Bits quiet_bits;
+    std::memcpy(&quiet_bits, &quiet, sizeof quiet_bits);
+    if (bits == quiet_bits) return "nan";
+    constexpr Bits kSign = Bits{1} << (sizeof(Bits) * 8 - 1);
+    if (bits == (quiet_bits | kSign)) return "-nan";
+    return absl::StrFormat("nan(0x%x)", bits);
+  }
   if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
   constexpr bool kIsFloat = std::is_same_v<Floating, float>;
   constexpr int kMaxDigits = std::numeric_limits<Floating>::max_digits10;
@@ -506,15 +548,19 @@ class TextPrinter {
   }
 
   // "{1.0, 2.0}" in full. A tensor with more elements than PrintOptions allows (attribute values
-  // included, since a Constant's can be as large as any initializer), or whose data lives in an
-  // external file, is summarised as "{...}": the type before it still says what it holds, and
-  // the parser rejects it rather than read it as something else.
+  // included, since a Constant's can be as large as any initializer) is summarised as "{...}":
+  // the type before it still says what it holds, and the readers reject it rather than read it
+  // as something else. Data in an external file is its reference,
+  // 'external ["location" : "w.bin", "offset" : "0"]' (the entries of external_data, in order).
   std::string tensorValuesText(const onnx::TensorProto& tensor) const {
-    const int64_t count = elementCount(tensor);
-    if (tensor.data_location() == onnx::TensorProto::EXTERNAL ||
-        count > options_.max_initializer_elements) {
-      return "{...}";
+    if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+      std::vector<std::string> entries;
+      for (const onnx::StringStringEntryProto& entry : tensor.external_data()) {
+        entries.push_back(absl::StrCat(stringLiteral(entry.key()), " : ", stringLiteral(entry.value())));
+      }
+      return absl::StrCat("external [", absl::StrJoin(entries, ", "), "]");
     }
+    if (elementCount(tensor) > options_.max_initializer_elements) return "{...}";
     return absl::StrCat("{", absl::StrJoin(tensorElementTexts(tensor), ", "), "}");
   }
 

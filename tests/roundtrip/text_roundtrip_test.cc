@@ -24,9 +24,12 @@
 #include "onnx/defs/parser.h"
 #include "onnx/onnx_pb.h"
 #include "onnxopt/ir/printer.h"
+#include "proto_normalize.h"
 
 namespace onnxopt::ir {
 namespace {
+
+using onnxopt::ir::testing::normalize;
 
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
@@ -49,127 +52,6 @@ bool isElementTypeName(const std::string& name) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// What "unchanged" means. The parser
-//  - stores tensor elements in the typed field for their element type (float_data, int32_data,
-//    ...), never in raw_data: both sides hold their elements in typed fields before comparing;
-//  - sets some fields to their default value where the original left them unset (a node's
-//    domain "", an attribute tensor's name "", the main graph's name ""): ONNX gives field
-//    presence no meaning, so a scalar field set to its default counts as unset. Fields of a
-//    oneof keep their presence, since an unknown dim (nothing set) and dim_value 0 differ.
-// Everything else must be equal, the order of every repeated field included.
-
-template <typename RawElement, typename TypedElement>
-void appendRawElements(const std::string& raw, google::protobuf::RepeatedField<TypedElement>* typed) {
-  for (size_t offset = 0; offset + sizeof(RawElement) <= raw.size(); offset += sizeof(RawElement)) {
-    RawElement element;
-    std::memcpy(&element, raw.data() + offset, sizeof element);
-    typed->Add(static_cast<TypedElement>(element));
-  }
-}
-
-// raw_data is little-endian, as is every host this builds on.
-void moveRawDataToTypedField(onnx::TensorProto& tensor) {
-  if (!tensor.has_raw_data()) return;
-  using onnx::TensorProto;
-  const std::string& raw = tensor.raw_data();
-  switch (tensor.data_type()) {
-    case TensorProto::FLOAT:
-    case TensorProto::COMPLEX64:
-      appendRawElements<float>(raw, tensor.mutable_float_data());
-      break;
-    case TensorProto::DOUBLE:
-    case TensorProto::COMPLEX128:
-      appendRawElements<double>(raw, tensor.mutable_double_data());
-      break;
-    case TensorProto::INT8:
-      appendRawElements<int8_t>(raw, tensor.mutable_int32_data());
-      break;
-    case TensorProto::INT16:
-      appendRawElements<int16_t>(raw, tensor.mutable_int32_data());
-      break;
-    case TensorProto::INT32:
-      appendRawElements<int32_t>(raw, tensor.mutable_int32_data());
-      break;
-    case TensorProto::INT64:
-      appendRawElements<int64_t>(raw, tensor.mutable_int64_data());
-      break;
-    case TensorProto::UINT8:
-    case TensorProto::BOOL:
-      appendRawElements<uint8_t>(raw, tensor.mutable_int32_data());
-      break;
-    case TensorProto::UINT16:
-    case TensorProto::FLOAT16:
-    case TensorProto::BFLOAT16:
-      appendRawElements<uint16_t>(raw, tensor.mutable_int32_data());
-      break;
-    case TensorProto::UINT32:
-      appendRawElements<uint32_t>(raw, tensor.mutable_uint64_data());
-      break;
-    case TensorProto::UINT64:
-      appendRawElements<uint64_t>(raw, tensor.mutable_uint64_data());
-      break;
-    default:
-      return;  // No typed field to hold it: left as is, and then not expressible anyway.
-  }
-  tensor.clear_raw_data();
-}
-
-bool holdsDefaultValue(const Message& message, const FieldDescriptor& field) {
-  const Reflection& reflection = *message.GetReflection();
-  switch (field.cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32:
-      return reflection.GetInt32(message, &field) == field.default_value_int32();
-    case FieldDescriptor::CPPTYPE_INT64:
-      return reflection.GetInt64(message, &field) == field.default_value_int64();
-    case FieldDescriptor::CPPTYPE_UINT32:
-      return reflection.GetUInt32(message, &field) == field.default_value_uint32();
-    case FieldDescriptor::CPPTYPE_UINT64:
-      return reflection.GetUInt64(message, &field) == field.default_value_uint64();
-    case FieldDescriptor::CPPTYPE_BOOL:
-      return reflection.GetBool(message, &field) == field.default_value_bool();
-    case FieldDescriptor::CPPTYPE_ENUM:
-      return reflection.GetEnumValue(message, &field) == field.default_value_enum()->number();
-    case FieldDescriptor::CPPTYPE_STRING:
-      return reflection.GetString(message, &field) == field.default_value_string();
-    case FieldDescriptor::CPPTYPE_FLOAT: {
-      // Bitwise, so that -0.0 is not taken for the default 0.0.
-      const float value = reflection.GetFloat(message, &field);
-      const float default_value = field.default_value_float();
-      return std::memcmp(&value, &default_value, sizeof value) == 0;
-    }
-    case FieldDescriptor::CPPTYPE_DOUBLE: {
-      const double value = reflection.GetDouble(message, &field);
-      const double default_value = field.default_value_double();
-      return std::memcmp(&value, &default_value, sizeof value) == 0;
-    }
-    case FieldDescriptor::CPPTYPE_MESSAGE:
-      return false;
-  }
-  return false;
-}
-
-void normalize(Message& message) {
-  if (auto* tensor = dynamic_cast<onnx::TensorProto*>(&message)) moveRawDataToTypedField(*tensor);
-  const Reflection& reflection = *message.GetReflection();
-  std::vector<const FieldDescriptor*> fields;
-  reflection.ListFields(message, &fields);
-  for (const FieldDescriptor* field : fields) {
-    if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-      if (field->is_repeated()) {
-        for (int i = 0; i < reflection.FieldSize(message, field); ++i) {
-          normalize(*reflection.MutableRepeatedMessage(&message, field, i));
-        }
-      } else {
-        normalize(*reflection.MutableMessage(&message, field));
-      }
-    } else if (!field->is_repeated() && field->containing_oneof() == nullptr &&
-               holdsDefaultValue(message, *field)) {
-      reflection.ClearField(&message, field);
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // What the 1.12 syntax cannot say, found by reading OnnxParser 1.12 and by experiment. Run on a
 // normalized model (tensor elements in typed fields).
 class SyntaxCoverage {
@@ -186,18 +68,29 @@ class SyntaxCoverage {
     if (!holds && reason_.empty()) reason_ = std::string(reason);
   }
 
-  // String literals are read verbatim up to the next '"': there is no escape for one.
+  // String literals are read verbatim up to the next '"': there is no escape for one, and the
+  // printer escapes backslashes and control characters.
   void checkString(const std::string& text) {
     require(text.find('"') == std::string::npos, "string holds a double quote");
+    const auto escaped = [](char c) {
+      return c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+    };
+    require(std::none_of(text.begin(), text.end(), escaped),
+            "string holds a backslash or a control character");
   }
 
+  // The printer quotes names spelled like the words its syntax reserves.
   void checkName(const std::string& name) {
     require(isIdentifier(name), "name not an identifier");
+    require(!isElementTypeName(name) &&
+                !(name == "undefined" || name == "seq" || name == "map" || name == "optional" ||
+                  name == "sparse_tensor" || name == "nan" || name == "inf" || name == "external"),
+            "name is a reserved word");
   }
 
   void checkValueName(const std::string& name) {
-    checkName(name);
     require(!isElementTypeName(name), "value named like an element type");
+    checkName(name);
   }
 
   // The parser reads numbers with std::stof / std::stod, which throw on subnormal values, and

@@ -169,7 +169,7 @@ domains (float[2] X) => (float[2] Y) {
 TEST(PrinterTest, EmptyOptionalInputsAndOutputs) {
   expectCanonical(
       R"(<ir_version: 8, opset_import: ["" : 13]>
-optional (float[2] X, float max) => (float[2] Y) {
+optional_io (float[2] X, float max) => (float[2] Y) {
   Y = Clip(X, , max)
   Z, = Dropout(X, )
   = Print(X)
@@ -267,13 +267,13 @@ TEST(PrinterTest, RawDataInitializersPrintTheirValues) {
   EXPECT_EQ(parsed.graph().initializer(1).int64_data(1), 5);
 }
 
-TEST(PrinterTest, LargeAndExternalInitializersAreSummarised) {
+TEST(PrinterTest, LargeInitializersAreSummarisedAndExternalOnesReferenced) {
   onnx::ModelProto model = reluModel();
   onnx::GraphProto* graph = model.mutable_graph();
   *graph->add_initializer() = floatTensor("small", {2, 2}, {1, 2, 3, 4});
   *graph->add_initializer() = floatTensor("large", {2, 3}, {1, 2, 3, 4, 5, 6});
   onnx::TensorProto* external = graph->add_initializer();
-  external->set_name("external");
+  external->set_name("outside");
   external->set_data_type(onnx::TensorProto::FLOAT);
   external->add_dims(1);
   external->set_data_location(onnx::TensorProto::EXTERNAL);
@@ -292,7 +292,7 @@ TEST(PrinterTest, LargeAndExternalInitializersAreSummarised) {
 relu (float[2] X) => (float[2] Y) <
   float[2,2] small = {1.0, 2.0, 3.0, 4.0},
   float[2,3] large = {...},
-  float[1] external = {...}
+  float[1] outside = external ["location" : "weights.bin"]
 > {
   Y = Relu<value = float[5] {...}>(X)
 }
@@ -360,6 +360,18 @@ TEST(PrinterTest, NonFiniteFloatsUseTheLaterParsersSpelling) {
   EXPECT_NE(printModel(model).find("float[3] C = {nan, inf, -inf}"), std::string::npos);
 }
 
+TEST(PrinterTest, NaNsOtherThanTheDefaultOneAreWrittenByTheirBits) {
+  const uint32_t negative_quiet = 0xffc00000u;
+  const uint32_t payload = 0x7fc00001u;
+  float values[2];
+  std::memcpy(&values[0], &negative_quiet, sizeof(float));
+  std::memcpy(&values[1], &payload, sizeof(float));
+  onnx::ModelProto model = reluModel();
+  *model.mutable_graph()->add_initializer() = floatTensor("C", {2}, {values[0], values[1]});
+  EXPECT_NE(printModel(model).find("float[2] C = {-nan, nan(0x7fc00001)}"), std::string::npos)
+      << printModel(model);
+}
+
 TEST(PrinterTest, NamesThatAreNotIdentifiersAreQuoted) {
   onnx::ModelProto model = reluModel();
   onnx::GraphProto* graph = model.mutable_graph();
@@ -378,11 +390,27 @@ TEST(PrinterTest, NamesThatAreNotIdentifiersAreQuoted) {
 )");
 }
 
-TEST(PrinterTest, StringsAreWrittenVerbatim) {
-  // OnnxParser 1.12 has no escapes: a backslash or a newline is read back as itself.
+TEST(PrinterTest, StringsEscapeBackslashesQuotesAndControlCharacters) {
   onnx::ModelProto model = reluModel();
-  model.set_doc_string("first line\nsecond \\ line # not a comment");
-  expectRoundTrips(model);
+  model.set_doc_string("first line\nsecond \\ \"line\" # not a comment\x01\t\r\xc3\xa9");
+  EXPECT_NE(printModel(model).find(
+                R"(doc_string: "first line\nsecond \\ \"line\" # not a comment\001\t\r)"
+                "\xc3\xa9\""),
+            std::string::npos)
+      << printModel(model);
+}
+
+TEST(PrinterTest, NamesSpelledLikeReservedWordsAreQuoted) {
+  onnx::ModelProto model = reluModel();
+  model.mutable_graph()->mutable_input(0)->set_name("float");
+  model.mutable_graph()->mutable_node(0)->set_input(0, "float");
+  model.mutable_graph()->mutable_output(0)->set_name("nan");
+  model.mutable_graph()->mutable_node(0)->set_output(0, "nan");
+  EXPECT_NE(printModel(model).find(R"(relu (float[2] "float") => (float[2] "nan") {
+  "nan" = Relu("float")
+})"),
+            std::string::npos)
+      << printModel(model);
 }
 
 TEST(PrinterTest, NamelessMainGraph) {

@@ -10,8 +10,9 @@
 namespace onnxopt::ir {
 
 struct PrintOptions {
-  // Initializers with more elements than this are printed as a summary, which the parser does
-  // not read back.
+  // Tensors with more elements than this are printed as a summary, "{...}", which no reader
+  // reads back (readModelText says to print in full). Unbounded, the text reads back to the
+  // model (text_reader.h).
   int64_t max_initializer_elements = 64;
   // Node names, which the syntax has no place for, follow their node as a `# name` comment.
   bool node_names = true;
