@@ -14,6 +14,7 @@
 // pipelines can name them. See docs/cpp-api.md.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,7 @@
 #include "onnxopt/ir/type.h"
 #include "onnxopt/ir/verifier.h"
 #include "onnxopt/pass/input_shapes.h"
+#include "onnxopt/pass/opset_upgrade.h"
 #include "onnxopt/pass/pass.h"
 #include "onnxopt/pass/pass_manager.h"
 #include "onnxopt/pass/pass_registry.h"
@@ -88,6 +90,14 @@ struct OptimizeOptions {
   std::vector<InputShape> input_shapes;
   std::vector<DimValue> dims;
   std::vector<FixedDim>* fixed_dims = nullptr;
+
+  // If set, the model's default-domain opset is raised to this (at most kMaxTargetOpset, 17)
+  // with ONNX's version converter after loading, before the dims are fixed and the pipeline
+  // runs (onnx-opt --target-opset; upgradeOpset() in onnxopt/pass/opset_upgrade.h). Errors: an
+  // opset above 17 or below the model's is an InvalidArgument, an op the converter cannot
+  // convert an Unimplemented naming the node; the model is not changed. optimize() converts the
+  // proto before importing it; optimizeModel(), which cannot replace its model, refuses it.
+  std::optional<int64_t> target_opset;
 
   // Passes to leave out of the pipeline (onnx-opt --skip): every run of each is removed. A name
   // that is no registered pass, or a pass the pipeline does not run, is an InvalidArgument naming

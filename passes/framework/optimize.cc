@@ -31,6 +31,17 @@ absl::Status verifyInput(const ir::Model& model) {
   return absl::Status(status.code(), absl::StrCat("invalid model: ", status.message()));
 }
 
+absl::Status upgradeIfAsked(std::unique_ptr<ir::Model>& model, const OptimizeOptions& options) {
+  if (!options.target_opset.has_value()) return absl::OkStatus();
+  if (absl::Status status = upgradeOpset(model, *options.target_opset); !status.ok()) {
+    return status;
+  }
+  absl::Status status = ir::verify(*model);
+  if (status.ok()) return status;
+  return absl::Status(status.code(),
+                      absl::StrCat("the opset upgrade gave an invalid model: ", status.message()));
+}
+
 }  // namespace
 
 std::string formatErrorLine(absl::string_view subject, absl::string_view message) {
@@ -133,6 +144,11 @@ absl::Status optimizeModel(ir::Model& model, const std::string& pipeline,
                            const OptimizeOptions& options) {
   absl::StatusOr<PassManager> manager = makePassManager(pipeline, options);
   if (!manager.ok()) return manager.status();
+  if (options.target_opset.has_value()) {
+    return absl::InvalidArgumentError(
+        "target_opset: optimizeModel() cannot replace its model; call upgradeOpset() first, "
+        "or use optimize(), optimizeFile() or optimizeBytes()");
+  }
   return runManager(*manager, model, options);
 }
 
@@ -141,6 +157,12 @@ absl::Status optimize(onnx::ModelProto& model, const std::string& pipeline,
   // The pipeline first: a bad one leaves the caller's model alone.
   absl::StatusOr<PassManager> manager = makePassManager(pipeline, options);
   if (!manager.ok()) return manager.status();
+  // On the proto, before the import takes it: a model the converter refuses is left as it came.
+  if (options.target_opset.has_value()) {
+    if (absl::Status status = upgradeOpset(model, *options.target_opset); !status.ok()) {
+      return status;
+    }
+  }
 
   absl::StatusOr<std::unique_ptr<ir::Model>> loaded =
       ir::importModel(std::move(model), loadOptionsOf(options));
@@ -164,6 +186,9 @@ absl::Status optimizeFile(const std::string& input_path, const std::string& outp
   if (absl::Status status = verifyInput(**loaded); !status.ok()) {
     return absl::Status(status.code(), absl::StrCat(input_path, ": ", status.message()));
   }
+  if (absl::Status status = upgradeIfAsked(*loaded, options); !status.ok()) {
+    return absl::Status(status.code(), absl::StrCat(input_path, ": ", status.message()));
+  }
   if (absl::Status status = runManager(*manager, **loaded, options); !status.ok()) {
     return absl::Status(status.code(), absl::StrCat(input_path, ": ", status.message()));
   }
@@ -178,6 +203,7 @@ absl::StatusOr<std::string> optimizeBytes(std::string_view bytes, const std::str
       absl::string_view(bytes.data(), bytes.size()), loadOptionsOf(options));
   if (!loaded.ok()) return loaded.status();
   if (absl::Status status = verifyInput(**loaded); !status.ok()) return status;
+  if (absl::Status status = upgradeIfAsked(*loaded, options); !status.ok()) return status;
   if (absl::Status status = runManager(*manager, **loaded, options); !status.ok()) return status;
   return ir::saveModelToBytes(**loaded);
 }
