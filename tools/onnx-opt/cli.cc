@@ -34,7 +34,9 @@
 #include "onnxopt/onnxopt.h"
 #include "onnxopt/pass/pass.h"
 #include "onnxopt/pass/pass_manager.h"
+#include "onnxopt/pass/opset_upgrade.h"
 #include "onnxopt/pass/pass_registry.h"
+#include "onnxopt/pass/target.h"
 #include "progress.h"
 #include "report.h"
 
@@ -101,6 +103,7 @@ constexpr Flag kFlags[] = {
     {"--print-ir-after-change", &Options::print_ir_after_change},
     {"--debug", &Options::debug},
     {"--print-pipeline", &Options::print_pipeline},
+    {"--list-pipelines", &Options::list_pipelines},
     {"--list-passes", &Options::list_passes},
 };
 
@@ -256,6 +259,24 @@ std::string listPasses(const PassRegistry& registry) {
   return text;
 }
 
+// --list-pipelines: the named pipelines and the targets, each with the passes it runs.
+std::string listPipelines(const PassRegistry& registry) {
+  std::string text = "Named pipelines (-O<level>, run to a fixed point):\n";
+  for (const NamedPipeline& pipeline : registry.namedPipelines()) {
+    absl::StrAppend(&text, "  -", pipeline.name, "  ", pipeline.summary, "\n      ",
+                    pipeline.pipeline.empty() ? "(no passes)" : pipeline.pipeline, "\n");
+  }
+  absl::StrAppend(&text, "\nTargets (--target=NAME, run to a fixed point; the first is the default):\n");
+  for (const Target& target : builtinTargets()) {
+    absl::StatusOr<std::string> pipeline = targetPipeline(target, registry);
+    absl::StrAppend(&text, "  ", target.name, "  ", target.summary, "\n      ",
+                    pipeline.ok() ? (pipeline->empty() ? "(no passes)" : *pipeline)
+                                  : absl::StrCat("(", pipeline.status().message(), ")"),
+                    "\n");
+  }
+  return text;
+}
+
 // The pass manager the options ask for; an error is a usage error.
 absl::StatusOr<std::unique_ptr<PassManager>> buildPassManager(const Options& options, Io& io,
                                                               const PassRegistry& registry,
@@ -301,6 +322,12 @@ absl::StatusOr<std::unique_ptr<PassManager>> buildPassManager(const Options& opt
   std::string pipeline;
   if (options.passes.has_value()) {
     pipeline = *options.passes;
+  } else if (options.target.has_value()) {
+    absl::StatusOr<Target> target = findTarget(*options.target);
+    if (!target.ok()) return target.status();
+    absl::StatusOr<std::string> text = targetPipeline(*target, registry);
+    if (!text.ok()) return text.status();
+    pipeline = *std::move(text);
   } else {
     absl::StatusOr<std::string> named = registry.namedPipeline(options.pipelineName());
     if (!named.ok()) return named.status();
@@ -350,6 +377,11 @@ int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
     io.out.flush();
     return io.out ? kExitOk : kExitError;
   }
+  if (options.list_pipelines) {
+    io.out << listPipelines(registry);
+    io.out.flush();
+    return io.out ? kExitOk : kExitError;
+  }
   std::unique_ptr<ProgressLine> progress;
   if (wantsProgress(options, io)) {
     progress = std::make_unique<ProgressLine>(io.err, io.progress_interval, io.err_columns);
@@ -371,6 +403,8 @@ int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
   record.emit = options.emit == EmitKind::kText ? "text" : "binary";
   record.pipeline = (*manager)->pipelineText();
   record.fixed_point = (*manager)->options().fixed_point;
+  record.target = options.target.value_or("");
+  record.target_opset = options.target_opset;
 
   // Found out now, not after minutes of loading and optimizing a large model.
   if (options.output != "-") {
@@ -389,10 +423,25 @@ int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
       load(options, io, progress.get(), &record.input_bytes);
   if (progress) progress->clear();
   if (!loaded.ok()) return fail(io, input, loaded.status().message());
-  ir::Model& model = **loaded;
-  if (absl::Status status = ir::verify(model); !status.ok()) {
+  if (absl::Status status = ir::verify(**loaded); !status.ok()) {
     return fail(io, input, absl::StrCat("invalid model: ", status.message()));
   }
+  record.opset_before = (*loaded)->opsetVersion("");
+  if (options.target_opset.has_value()) {
+    absl::Status upgraded = upgradeOpset(*loaded, *options.target_opset);
+    if (upgraded.code() == absl::StatusCode::kInvalidArgument) {
+      io.err << kTool << ": error: " << formatErrorLine(input, upgraded.message()) << "\n";
+      io.err.flush();
+      return kExitUsage;
+    }
+    if (!upgraded.ok()) return fail(io, input, upgraded.message());
+    // The converter's output is checked like a loaded model before any pass sees it.
+    if (absl::Status status = ir::verify(**loaded); !status.ok()) {
+      return fail(io, input, absl::StrCat("the opset upgrade gave an invalid model: ",
+                                          status.message()));
+    }
+  }
+  ir::Model& model = **loaded;
   absl::StatusOr<std::vector<FixedDim>> fixed = fixDims(model, options.input_shapes, options.dims);
   if (!fixed.ok()) {
     io.err << kTool << ": error: " << formatErrorLine(input, fixed.status().message()) << "\n";
@@ -415,6 +464,8 @@ int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
   }
   io.err.flush();
   record.after = ModelCensus::of(model);
+  record.opset_after = model.opsetVersion("");
+  if (record.target == "tensorrt") record.tensorrt = checkTensorRt(model);
 
   start = std::chrono::steady_clock::now();
   absl::Status saved = save(model, options, io, progress.get(), &record.output_bytes);
@@ -526,6 +577,25 @@ absl::StatusOr<Options> parseArgs(const std::vector<std::string>& args) {
       }
       continue;
     }
+    matched = reader.valueOption(arg, "--target-opset", &value);
+    if (!matched.ok()) return matched.status();
+    if (*matched) {
+      int64_t opset = 0;
+      if (!absl::SimpleAtoi(value, &opset)) {
+        return usageError(absl::StrCat("--target-opset needs an opset number, not '", value, "'"));
+      }
+      if (absl::Status status = checkTargetOpset(opset); !status.ok()) return status;
+      options.target_opset = opset;
+      continue;
+    }
+    matched = reader.valueOption(arg, "--target", &value);
+    if (!matched.ok()) return matched.status();
+    if (*matched) {
+      if (options.target.has_value()) return usageError("--target given twice");
+      if (absl::StatusOr<Target> target = findTarget(value); !target.ok()) return target.status();
+      options.target = value;
+      continue;
+    }
     matched = reader.valueOption(arg, "--fold-max-size", &value);
     if (!matched.ok()) return matched.status();
     if (*matched) {
@@ -572,7 +642,14 @@ absl::StatusOr<Options> parseArgs(const std::vector<std::string>& args) {
   if (options.passes.has_value() && options.opt_level.has_value()) {
     return usageError(absl::StrCat("give either --passes or -O", *options.opt_level, ", not both"));
   }
-  if (options.help || options.version || options.list_passes || options.print_pipeline) {
+  if (options.target.has_value() && (options.passes.has_value() || options.opt_level.has_value())) {
+    return usageError(absl::StrCat("give either --target=", *options.target, " or ",
+                                   options.passes.has_value() ? "--passes"
+                                                              : "-O" + *options.opt_level,
+                                   ", not both (a target is a pipeline)"));
+  }
+  if (options.help || options.version || options.list_passes || options.list_pipelines ||
+      options.print_pipeline) {
     return options;
   }
   if (operands.empty()) return usageError("no input file given (use '-' to read stdin)");
@@ -588,7 +665,7 @@ std::string helpText() {
   return R"(onnx-opt: optimizes ONNX models.
 
 Usage: onnx-opt [options] <input> [-o <output>]
-       onnx-opt --list-passes
+       onnx-opt --list-passes | --list-pipelines
        onnx-opt [-O<level> | --passes=<pipeline>] --print-pipeline
 
   <input> is an ONNX model file, or '-' to read one from stdin.
@@ -630,6 +707,20 @@ Pipeline (the default is -O1):
                         error (exit 2).
   --fixed-point         Repeat the whole pipeline until a round changes nothing (at most 10
                         rounds; a warning says when the cap was hit). -O<level> implies it.
+  --target=generic|ort|tensorrt
+                        Run the pipeline made for a kind of runtime instead (see
+                        --list-pipelines and docs/targets.md; not together with -O<level> or
+                        --passes): generic is -O1; ort adds the fusions into standard ops;
+                        tensorrt adds shape cleanups and reports on stderr (and in --report)
+                        the input dims that stay dynamic, INT64 initializers, ops outside the
+                        ONNX domain and DOUBLE tensors.
+  --target-opset=<N>    Raise the model's opset to N (at most 17) with ONNX's version
+                        converter before optimizing, so that fusions into newer ops
+                        (LayerNormalization, opset 17) can apply. N below the model's opset
+                        is a usage error (exit 2); an op the converter cannot convert fails
+                        (exit 1, naming the node). Without it the opset never changes.
+  --list-pipelines      Print the named pipelines and the targets with the passes each runs;
+                        exit.
   --list-passes         Print every pass with its summary and options, and the -O pipelines;
                         exit.
   --print-pipeline      Print the pipeline text the options select and exit (no input read).

@@ -31,6 +31,12 @@ struct Options {
   // Neither given: -O1. Both given is a usage error.
   std::optional<std::string> passes;
   std::optional<std::string> opt_level;  // "0", "1", "2" (as written after -O)
+  // --target=NAME: the pipeline of a target of passes.def (docs/targets.md); not together
+  // with --passes or -O<level> (a usage error). Run to a fixed point, as named pipelines are.
+  std::optional<std::string> target;
+  // --target-opset=N: raise the model's default-domain opset to N (at most 17) with ONNX's
+  // version converter after loading, before the pipeline. Never changed without it.
+  std::optional<int64_t> target_opset;
   // Repeat the whole pipeline until a round changes nothing (with a cap). Named pipelines imply
   // it; --fixed-point asks for it with --passes.
   bool fixed_point = false;
@@ -58,6 +64,7 @@ struct Options {
   // Print and exit 0, without reading a model.
   bool print_pipeline = false;
   bool list_passes = false;
+  bool list_pipelines = false;
 
   // --report=FILE: the JSON report (docs/report-schema.md), written atomically after the model.
   std::string report;
