@@ -7,6 +7,7 @@
 #include <optional>
 #include <chrono>
 #include <iterator>
+#include <limits>
 #include <exception>
 #include <istream>
 #include <memory>
@@ -30,6 +31,7 @@
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/ir/printer.h"
 #include "onnxopt/ir/serialization.h"
+#include "onnxopt/ir/text_reader.h"
 #include "onnxopt/ir/verifier.h"
 #include "onnxopt/onnxopt.h"
 #include "onnxopt/pass/pass.h"
@@ -149,14 +151,23 @@ ir::ByteProgress byteProgress(ProgressLine* progress) {
 
 // Reads the input; `*bytes_read` is the size of what was parsed (the model file, or stdin),
 // unknown for a FIFO.
+bool readsText(const Options& options) {
+  if (options.input_format == InputFormat::kAuto) {
+    return options.input != "-" && absl::EndsWith(options.input, ".onnxtxt");
+  }
+  return options.input_format == InputFormat::kText;
+}
+
 absl::StatusOr<std::unique_ptr<ir::Model>> load(const Options& options, Io& io,
                                                 ProgressLine* progress,
                                                 std::optional<int64_t>* bytes_read) {
   ir::LoadOptions load_options;
   load_options.progress = byteProgress(progress);
+  const bool text = readsText(options);
   if (options.input != "-") {
     if (progress) progress->beginStage("loading");
-    auto model = ir::loadModelFromFile(options.input, load_options);
+    auto model = text ? ir::loadModelFromTextFile(options.input, load_options)
+                      : ir::loadModelFromFile(options.input, load_options);
     if (model.ok()) *bytes_read = regularFileSize(options.input);
     return model;
   }
@@ -173,7 +184,24 @@ absl::StatusOr<std::unique_ptr<ir::Model>> load(const Options& options, Io& io,
   if (io.in.bad()) return absl::DataLossError("cannot read standard input");
   *bytes_read = static_cast<int64_t>(bytes.size());
   if (progress) progress->beginStage("loading");
+  if (text) {
+    absl::StatusOr<onnx::ModelProto> proto = ir::readModelText(bytes);
+    if (!proto.ok()) return proto.status();
+    return ir::importModel(*std::move(proto), load_options);
+  }
   return ir::loadModelFromBytes(bytes, load_options);
+}
+
+bool emitsText(const Options& options) {
+  return options.emit == EmitKind::kText || options.emit == EmitKind::kTextFull;
+}
+
+std::string printText(const ir::Model& model, const Options& options) {
+  ir::PrintOptions print_options;
+  if (options.emit == EmitKind::kTextFull) {
+    print_options.max_initializer_elements = std::numeric_limits<int64_t>::max();
+  }
+  return ir::printModel(model, print_options);
 }
 
 absl::Status writeStream(std::ostream& out, absl::string_view bytes, ProgressLine* progress) {
@@ -195,8 +223,8 @@ absl::Status save(const ir::Model& model, const Options& options, Io& io, Progre
   if (progress) progress->beginStage("saving");
   if (options.output != "-") {
     absl::Status status;
-    if (options.emit == EmitKind::kText) {
-      status = ir::writeFileAtomically(options.output, ir::printModel(model));
+    if (emitsText(options)) {
+      status = ir::writeFileAtomically(options.output, printText(model, options));
     } else {
       ir::SaveOptions save_options;
       save_options.progress = byteProgress(progress);
@@ -206,8 +234,8 @@ absl::Status save(const ir::Model& model, const Options& options, Io& io, Progre
     return status;
   }
   std::string bytes;
-  if (options.emit == EmitKind::kText) {
-    bytes = ir::printModel(model);
+  if (emitsText(options)) {
+    bytes = printText(model, options);
   } else {
     absl::StatusOr<std::string> serialized = ir::saveModelToBytes(model);
     if (!serialized.ok()) return serialized.status();
@@ -400,7 +428,7 @@ int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
   RunRecord record;
   record.input = options.input;
   record.output = options.output;
-  record.emit = options.emit == EmitKind::kText ? "text" : "binary";
+  record.emit = emitsText(options) ? "text" : "binary";
   record.pipeline = (*manager)->pipelineText();
   record.fixed_point = (*manager)->options().fixed_point;
   record.target = options.target.value_or("");
@@ -554,9 +582,24 @@ absl::StatusOr<Options> parseArgs(const std::vector<std::string>& args) {
         options.emit = EmitKind::kBinary;
       } else if (value == "text") {
         options.emit = EmitKind::kText;
+      } else if (value == "text-full") {
+        options.emit = EmitKind::kTextFull;
       } else {
-        return usageError(
-            absl::StrCat("unknown --emit value '", value, "' (expected 'binary' or 'text')"));
+        return usageError(absl::StrCat("unknown --emit value '", value,
+                                       "' (expected 'binary', 'text' or 'text-full')"));
+      }
+      continue;
+    }
+    matched = reader.valueOption(arg, "--input-format", &value);
+    if (!matched.ok()) return matched.status();
+    if (*matched) {
+      if (value == "binary") {
+        options.input_format = InputFormat::kBinary;
+      } else if (value == "text") {
+        options.input_format = InputFormat::kText;
+      } else {
+        return usageError(absl::StrCat("unknown --input-format value '", value,
+                                       "' (expected 'binary' or 'text')"));
       }
       continue;
     }
@@ -668,13 +711,19 @@ Usage: onnx-opt [options] <input> [-o <output>]
        onnx-opt --list-passes | --list-pipelines
        onnx-opt [-O<level> | --passes=<pipeline>] --print-pipeline
 
-  <input> is an ONNX model file, or '-' to read one from stdin.
+  <input> is an ONNX model file, or '-' to read one from stdin. A file ending in
+  .onnxtxt is read as text (what --emit=text-full writes), any other as the protobuf.
 
 Options:
   -o, --output <file>   Where to write the result; '-' (the default) is stdout. Files are
                         written atomically: a failed run leaves an existing file untouched.
-  --emit=binary|text    Output format: the ONNX protobuf (default), or the ONNX text syntax
-                        (onnx::OnnxParser's; large initializers are summarized).
+  --emit=binary|text|text-full
+                        Output format: the ONNX protobuf (default), or the ONNX text syntax
+                        (docs/ir.md); text summarizes initializers of more than 64 values as
+                        {...}, which cannot be read back; text-full prints every value.
+  --input-format=binary|text
+                        Read the input as the protobuf or as the text syntax, whatever its
+                        name (default: text for *.onnxtxt, else binary; stdin is binary).
   --report=<file>       Also write a JSON report of the run (passes, op counts before and
                         after, sizes, times; see docs/report-schema.md), atomically.
   -q, --quiet           Print neither the summary nor the progress line to stderr.

@@ -20,12 +20,18 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;  // the model could not be loaded, optimized, verified or saved
 inline constexpr int kExitUsage = 2;  // bad command line (unknown option, pass or pass option)
 
-enum class EmitKind { kBinary, kText };
+// kText summarises large initializers ("{...}", which cannot be read back); kTextFull prints
+// every value.
+enum class EmitKind { kBinary, kText, kTextFull };
+// How the input is read: kAuto is text for a file ending in ".onnxtxt", binary otherwise
+// (stdin included).
+enum class InputFormat { kAuto, kBinary, kText };
 
 struct Options {
   std::string input;         // "-" reads stdin
   std::string output = "-";  // "-" writes stdout
   EmitKind emit = EmitKind::kBinary;
+  InputFormat input_format = InputFormat::kAuto;  // --input-format=binary|text
 
   // The pipeline: `--passes=TEXT`, or a named pipeline `-O<level>` ("O<level>" in the registry).
   // Neither given: -O1. Both given is a usage error.
