@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "json.h"
 
 namespace onnxopt::cli {
@@ -57,6 +58,86 @@ void writeCensus(JsonWriter& json, const ModelCensus& census, std::optional<int6
   json.endObject();
 }
 
+// The --target=tensorrt lines of the summary.
+void appendTensorRtFindings(const TensorRtFindings& findings, std::string* text) {
+  std::vector<std::string> dims;
+  for (const TensorRtFindings::DynamicDim& dim : findings.dynamic_dims) {
+    std::string name = dim.index < 0 ? absl::StrCat(dim.input, " (rank unknown)")
+                                     : absl::StrCat(dim.input, "[", dim.index, "]");
+    if (!dim.symbol.empty()) absl::StrAppend(&name, " (", dim.symbol, ")");
+    dims.push_back(std::move(name));
+  }
+  absl::StrAppend(text, "  tensorrt: dynamic input dims: ",
+                  dims.empty() ? "none" : absl::StrJoin(dims, ", "), "\n");
+  if (findings.int64_initializers > 0) {
+    absl::StrAppendFormat(text, "  tensorrt: %d INT64 initializers (TensorRT casts them to INT32)",
+                          findings.int64_initializers);
+    if (!findings.int64_overflows.empty()) {
+      std::vector<std::string> names;
+      for (const auto& overflow : findings.int64_overflows) {
+        names.push_back(absl::StrCat(overflow.name, " (", overflow.value, ")"));
+      }
+      absl::StrAppend(text, "; values outside int32: ", absl::StrJoin(names, ", "));
+    }
+    if (!findings.int64_unread.empty()) {
+      absl::StrAppend(text, "; not read: ", absl::StrJoin(findings.int64_unread, ", "));
+    }
+    absl::StrAppend(text, "\n");
+  }
+  if (!findings.non_onnx_ops.empty()) {
+    std::vector<std::string> ops;
+    for (const auto& [op, count] : findings.non_onnx_ops) {
+      ops.push_back(absl::StrCat(op, " (", count, ")"));
+    }
+    absl::StrAppend(text, "  tensorrt: ops outside the ONNX domain: ", absl::StrJoin(ops, ", "),
+                    "\n");
+  }
+  if (!findings.double_tensors.empty()) {
+    absl::StrAppend(text, "  tensorrt: DOUBLE tensors (TensorRT has no double): ",
+                    absl::StrJoin(findings.double_tensors, ", "), "\n");
+  }
+}
+
+void writeTensorRtFindings(JsonWriter& json, const TensorRtFindings& findings) {
+  json.beginObject();
+  json.key("dynamic_dims").beginArray();
+  for (const TensorRtFindings::DynamicDim& dim : findings.dynamic_dims) {
+    json.beginObject();
+    json.key("input").string(dim.input);
+    json.key("index").integer(dim.index);
+    json.key("symbol").string(dim.symbol);
+    json.endObject();
+  }
+  json.endArray();
+  json.key("int64_initializers").integer(findings.int64_initializers);
+  json.key("int64_outside_int32").beginArray();
+  for (const TensorRtFindings::Int64Overflow& overflow : findings.int64_overflows) {
+    json.beginObject();
+    json.key("name").string(overflow.name);
+    json.key("value").integer(overflow.value);
+    json.endObject();
+  }
+  json.endArray();
+  json.key("int64_unread").beginArray();
+  for (const std::string& name : findings.int64_unread) json.string(name);
+  json.endArray();
+  json.key("non_onnx_ops").beginObject();
+  for (const auto& [op, count] : findings.non_onnx_ops) json.key(op).integer(count);
+  json.endObject();
+  json.key("double_tensors").beginArray();
+  for (const std::string& name : findings.double_tensors) json.string(name);
+  json.endArray();
+  json.endObject();
+}
+
+void optionalInteger(JsonWriter& json, const std::optional<int64_t>& value) {
+  if (value.has_value()) {
+    json.integer(*value);
+  } else {
+    json.null();
+  }
+}
+
 }  // namespace
 
 ModelCensus ModelCensus::of(ir::Model& model) {
@@ -100,11 +181,16 @@ std::string formatSummary(const RunRecord& record, const std::string& input) {
     const int64_t after = countOf(record.after.op_types, op);
     if (before != after) absl::StrAppendFormat(&text, "  op %s: %d -> %d\n", op, before, after);
   }
+  if (record.target_opset.has_value()) {
+    absl::StrAppend(&text, "  opset: ", record.opset_before.value_or(0), " -> ",
+                    record.opset_after.value_or(0), "\n");
+  }
   absl::StrAppendFormat(&text, "  initializers: %d -> %d (%d -> %d bytes)\n",
                         record.before.initializers, record.after.initializers,
                         record.before.initializer_bytes, record.after.initializer_bytes);
   absl::StrAppendFormat(&text, "  time: load %.3f s, optimize %.3f s, save %.3f s\n",
                         record.load_seconds, record.optimize_seconds, record.save_seconds);
+  if (record.tensorrt.has_value()) appendTensorRtFindings(*record.tensorrt, &text);
   return text;
 }
 
@@ -170,6 +256,27 @@ std::string formatJsonReport(const RunRecord& record, const std::string& tool_ve
     json.endObject();
   }
   json.endArray();
+
+  json.key("target");
+  if (record.target.empty()) {
+    json.null();
+  } else {
+    json.string(record.target);
+  }
+  json.key("target_opset");
+  optionalInteger(json, record.target_opset);
+  json.key("opset").beginObject();
+  json.key("before");
+  optionalInteger(json, record.opset_before);
+  json.key("after");
+  optionalInteger(json, record.opset_after);
+  json.endObject();
+  json.key("tensorrt");
+  if (record.tensorrt.has_value()) {
+    writeTensorRtFindings(json, *record.tensorrt);
+  } else {
+    json.null();
+  }
   json.endObject();
   return json.text();
 }

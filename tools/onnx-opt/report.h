@@ -13,6 +13,7 @@
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/pass/input_shapes.h"
 #include "onnxopt/pass/pass_manager.h"
+#include "onnxopt/pass/target.h"
 
 namespace onnxopt::cli {
 
@@ -50,14 +51,22 @@ struct RunRecord {
   double save_seconds = 0;
   PipelineReport pipeline_report;
   std::vector<FixedDim> fixed_dims;  // --input-shape, --dim
+  std::string target;                   // --target's name; "" without it
+  std::optional<int64_t> target_opset;  // --target-opset
+  // The default-domain opset as loaded and as saved (nullopt: the model imports none).
+  std::optional<int64_t> opset_before;
+  std::optional<int64_t> opset_after;
+  std::optional<TensorRtFindings> tensorrt;  // --target=tensorrt
 };
 
 // The summary lines (each ending in '\n'); `input` is the display name ("<stdin>" for "-"):
 //   onnx-opt: <input>: <before> -> <after> nodes
 //     fixed dims: <symbol>=<v> (<n> declarations), <input>[<i>]=<v>   (with --input-shape, --dim)
+//     opset: <before> -> <after>               (with --target-opset)
 //     op <type>: <before> -> <after>          (one per op type whose count changed)
 //     initializers: <before> -> <after> (<bytes before> -> <bytes after> bytes)
 //     time: load <s> s, optimize <s> s, save <s> s
+//     tensorrt: <finding>                      (with --target=tensorrt, one line each)
 std::string formatSummary(const RunRecord& record, const std::string& input);
 
 // The --report file: JSON, schema version kReportSchemaVersion (docs/report-schema.md).
