@@ -41,7 +41,8 @@ std::string inPythonTerms(absl::string_view message) {
   return absl::StrReplaceAll(message,
                              {{"(--fixed-point cap)", "(the max_fixed_point_rounds cap)"},
                               {"--input-shape", "input_shapes"},
-                              {"--dim", "dims"}});
+                              {"--dim", "dims"},
+                              {"--target-opset", "target_opset"}});
 }
 
 // Raises onnxopt.OptimizeError(message) with the status code's name in `code`.
@@ -100,6 +101,11 @@ absl::Status run(const Request& request, absl::string_view input_bytes, Pipeline
                  std::vector<FixedDim>* fixed_dims, std::unique_ptr<ir::Model>* model) {
   absl::StatusOr<PassManager> manager = makePassManager(request.pipeline, request.options);
   if (!manager.ok()) return about("", manager.status());
+  if (request.options.target_opset.has_value()) {
+    if (absl::Status status = checkTargetOpset(*request.options.target_opset); !status.ok()) {
+      return about("", status);
+    }
+  }
 
   const std::string& input = request.input_path;
   ir::LoadOptions load;
@@ -111,6 +117,15 @@ absl::Status run(const Request& request, absl::string_view input_bytes, Pipeline
   if (!loaded.ok()) return about(input, loaded.status());
   if (absl::Status status = ir::verify(**loaded); !status.ok()) {
     return about(input, absl::Status(status.code(), absl::StrCat("invalid model: ", status.message())));
+  }
+  if (request.options.target_opset.has_value()) {
+    if (absl::Status status = upgradeOpset(*loaded, *request.options.target_opset); !status.ok()) {
+      return about(input, status);
+    }
+    if (absl::Status status = ir::verify(**loaded); !status.ok()) {
+      return about(input, absl::Status(status.code(), absl::StrCat("the opset upgrade gave an invalid model: ",
+                                                                   status.message())));
+    }
   }
   absl::StatusOr<std::vector<FixedDim>> fixed =
       fixDims(**loaded, request.options.input_shapes, request.options.dims);
@@ -160,7 +175,8 @@ py::tuple optimize(const py::object& error_type, std::optional<std::string> inpu
                    int64_t max_fixed_point_rounds, bool require_convergence, py::object debug,
                    std::string external_data_file,
                    std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes,
-                   std::vector<std::pair<std::string, int64_t>> dims) {
+                   std::vector<std::pair<std::string, int64_t>> dims,
+                   std::optional<int64_t> target_opset) {
   if (input_path.has_value() == input_bytes.has_value()) {
     throw py::value_error("give exactly one of input_path and input_bytes");
   }
@@ -178,6 +194,7 @@ py::tuple optimize(const py::object& error_type, std::optional<std::string> inpu
     request.options.input_shapes.push_back({std::move(name), std::move(shape)});
   }
   for (auto& [symbol, value] : dims) request.options.dims.push_back({std::move(symbol), value});
+  request.options.target_opset = target_opset;
   DebugForwarder forwarder(std::move(debug));
   request.options.debug_sink = forwarder.sink();
 
@@ -317,18 +334,20 @@ PYBIND11_MODULE(_onnxopt, m) {
                    int64_t max_fixed_point_rounds, bool require_convergence, py::object debug,
                    std::string external_data_file,
                    std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes,
-                   std::vector<std::pair<std::string, int64_t>> dims) {
+                   std::vector<std::pair<std::string, int64_t>> dims,
+                   std::optional<int64_t> target_opset) {
         return python::optimize(error_type, std::move(input_path), std::move(input_bytes),
                                 std::move(output_path), std::move(pipeline), std::move(base_dir),
                                 verify_each, fixed_point, max_fixed_point_rounds,
                                 require_convergence, std::move(debug),
                                 std::move(external_data_file), std::move(input_shapes),
-                                std::move(dims));
+                                std::move(dims), target_opset);
       },
       py::kw_only(), py::arg("input_path"), py::arg("input_bytes"), py::arg("output_path"),
       py::arg("pipeline"), py::arg("base_dir"), py::arg("verify_each"), py::arg("fixed_point"),
       py::arg("max_fixed_point_rounds"), py::arg("require_convergence"), py::arg("debug"),
-      py::arg("external_data_file"), py::arg("input_shapes"), py::arg("dims"));
+      py::arg("external_data_file"), py::arg("input_shapes"), py::arg("dims"),
+      py::arg("target_opset"));
   m.def("list_passes", &python::listPasses);
   m.def("list_pipelines", &python::listPipelines);
 }

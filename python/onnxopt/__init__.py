@@ -36,7 +36,7 @@ FixedDim = _collections.namedtuple("FixedDim", "symbol input index value declara
 def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=False,
              fixed_point=False, max_fixed_point_rounds=10, require_convergence=False,
              debug=False, external_data_file=None, input_shapes=None, dims=None,
-             return_report=False):
+             target_opset=None, return_report=False):
     """Optimizes `model` and returns the result as a new onnx.ModelProto.
 
     model: an onnx.ModelProto (left unchanged), the serialized model (bytes, bytearray,
@@ -58,6 +58,9 @@ def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=Fal
     input_shapes: {input name: [d0, d1, ...]}: fix those graph inputs' dims before optimizing,
         as onnx-opt's --input-shape (a symbolic dim given a size is fixed everywhere it is named).
     dims: {symbol: size}: fix a symbolic dim in every declaration, as onnx-opt's --dim.
+    target_opset: raise the model's opset to this (at most 17) with ONNX's version converter
+        before optimizing, as onnx-opt's --target-opset; below the model's opset, or an op the
+        converter cannot convert (the error names the node), raises OptimizeError.
     return_report: return (model or None, Report) instead: the statistics of every pass run, and
         in report.fixed_dims the dims input_shapes and dims fixed (FixedDim tuples).
 
@@ -95,7 +98,8 @@ def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=Fal
         base_dir="" if base_dir is None else _os.fspath(base_dir), verify_each=verify_each,
         fixed_point=fixed_point, max_fixed_point_rounds=max_fixed_point_rounds,
         require_convergence=require_convergence, debug=debug,
-        external_data_file=external_data_file or "", input_shapes=input_shapes, dims=dims)
+        external_data_file=external_data_file or "", input_shapes=input_shapes, dims=dims,
+        target_opset=None if target_opset is None else _opset_number(target_opset))
     report.fixed_dims = [FixedDim(*dim) for dim in fixed]
     input_bytes = None  # a ModelProto's serialized copy is not needed any more
     for line in warning_lines:
@@ -116,6 +120,12 @@ def list_passes():
 def list_pipelines():
     """The named pipelines: Pipeline(name, passes, summary), name as passes= takes it ("-O1")."""
     return [Pipeline(*pipeline) for pipeline in _onnxopt.list_pipelines()]
+
+
+def _opset_number(opset):
+    if isinstance(opset, bool) or not isinstance(opset, int):
+        raise TypeError(f"target_opset must be an int, not {type(opset).__name__}")
+    return opset
 
 
 def _dim_size(size):

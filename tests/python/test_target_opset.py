@@ -1,0 +1,49 @@
+"""target_opset=: onnx-opt's --target-opset from Python (docs/targets.md). The upgraded model is
+the one the command line writes, and refusals raise OptimizeError with its message."""
+
+import os
+
+import onnx
+import pytest
+
+import onnxopt
+from conftest import SOURCE_DIR, cli_error, run_cli
+
+TORCH = os.path.join(SOURCE_DIR, "tests", "data", "torch")
+TRANSFORMER_13 = os.path.join(TORCH, "transformer_op13_dynbatch.onnx")
+TRANSFORMER_17 = os.path.join(TORCH, "transformer_op17_dynbatch.onnx")
+
+
+def default_opset(model):
+    return next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+
+
+def test_target_opset_raises_the_opset_as_the_cli_does(tmp_path):
+    model = onnxopt.optimize(TRANSFORMER_13, "-O1", target_opset=17)
+    assert default_opset(model) == 17
+    assert model.ir_version == 8
+    onnx.checker.check_model(model, full_check=True)
+    written = tmp_path / "python.onnx"
+    assert onnxopt.optimize(TRANSFORMER_13, "-O1", target_opset=17, output=written) is None
+    out = tmp_path / "cli.onnx"
+    result = run_cli(TRANSFORMER_13, "-O1", "--target-opset=17", "-o", str(out), "-q")
+    assert result.returncode == 0, result.stderr
+    assert written.read_bytes() == out.read_bytes()
+
+
+def test_without_it_the_opset_stays():
+    assert default_opset(onnxopt.optimize(onnx.load(TRANSFORMER_13))) == 13
+
+
+@pytest.mark.parametrize("model, opset", [(TRANSFORMER_17, 13), (TRANSFORMER_13, 18)])
+def test_refusals_raise_the_cli_message(model, opset, tmp_path):
+    with pytest.raises(onnxopt.OptimizeError) as info:
+        onnxopt.optimize(model, target_opset=opset)
+    cli = cli_error(model, f"--target-opset={opset}", "-o", str(tmp_path / "out.onnx"))
+    assert str(info.value) == cli.replace("--target-opset", "target_opset")
+    assert info.value.code == "INVALID_ARGUMENT"
+
+
+def test_target_opset_must_be_an_int():
+    with pytest.raises(TypeError):
+        onnxopt.optimize(TRANSFORMER_13, target_opset="17")
