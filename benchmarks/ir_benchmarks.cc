@@ -36,6 +36,7 @@
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/ir/serialization.h"
 #include "onnxopt/ir/verifier.h"
+#include "onnxopt/rewrite/node_check.h"
 #include "synthetic_models.h"
 
 namespace onnxopt::bench {
@@ -226,6 +227,24 @@ void BM_Verify(benchmark::State& state) {
   perNode(state, nodes, per_iteration);
 }
 
+// The node checks every load runs unless --no-check (checkModelNodes), against the same floor
+// as verify: their cost next to loading's.
+void BM_CheckNodes(benchmark::State& state) {
+  const int64_t nodes = state.range(0);
+  ir::Model* model = cachedModel(nodes);
+  if (!model) {
+    state.SkipWithError("load failed");
+    return;
+  }
+  Timing floor = graphFloor(nodes);
+  Timing per_iteration = timedLoop(state, [&]() -> std::string {
+    absl::Status status = checkModelNodes(*model);
+    return status.ok() ? "" : std::string(status.message());
+  });
+  reportRatio(state, per_iteration, floor);
+  perNode(state, nodes, per_iteration);
+}
+
 void BM_Save(benchmark::State& state) {
   const int64_t nodes = state.range(0);
   ir::Model* model = cachedModel(nodes);
@@ -385,6 +404,7 @@ void registerAll() {
     configure(benchmark::RegisterBenchmark("BM_ProtobufFloor", BM_ProtobufFloor));
     configure(benchmark::RegisterBenchmark("BM_Load", BM_Load));
     configure(benchmark::RegisterBenchmark("BM_Verify", BM_Verify));
+    configure(benchmark::RegisterBenchmark("BM_CheckNodes", BM_CheckNodes));
     configure(benchmark::RegisterBenchmark("BM_Save", BM_Save));
     configure(benchmark::RegisterBenchmark("BM_LoadVerifySave", BM_LoadVerifySave));
   }

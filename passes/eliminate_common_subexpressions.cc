@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "onnxopt/pass/pass.h"
 #include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/node_check.h"
 
 namespace onnxopt {
 namespace {
@@ -81,6 +82,8 @@ class EliminateCommonSubexpressions final : public Pass {
     for (ir::Node& node : graph) {
       ++context.statistics().nodes_visited;
       if (!comparable(node)) continue;
+      // --no-check: a node that fails the check is left as it is, duplicates included.
+      if (context.skipMalformedNodes() && !checkNode(node).ok()) continue;
       const auto [entry, inserted] = first_with_key.try_emplace(keyOf(node), &node);
       // A graph output keeps its name and its producer: that node stays, and so does the other.
       if (inserted || anyOutputIsGraphOutput(node)) continue;

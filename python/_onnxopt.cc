@@ -40,6 +40,7 @@ py::str text(absl::string_view bytes) {
 std::string inPythonTerms(absl::string_view message) {
   return absl::StrReplaceAll(message,
                              {{"(--fixed-point cap)", "(the max_fixed_point_rounds cap)"},
+                              {"--skip", "skip"},
                               {"--input-shape", "input_shapes"},
                               {"--dim", "dims"},
                               {"--target-opset", "target_opset"}});
@@ -127,6 +128,9 @@ absl::Status run(const Request& request, absl::string_view input_bytes, Pipeline
                                                                    status.message())));
     }
   }
+  if (request.options.check) {
+    if (absl::Status status = checkModelNodes(**loaded); !status.ok()) return about(input, status);
+  }
   absl::StatusOr<std::vector<FixedDim>> fixed =
       fixDims(**loaded, request.options.input_shapes, request.options.dims);
   if (!fixed.ok()) return about(input, fixed.status());
@@ -176,6 +180,7 @@ py::tuple optimize(const py::object& error_type, std::optional<std::string> inpu
                    std::string external_data_file,
                    std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes,
                    std::vector<std::pair<std::string, int64_t>> dims,
+                   std::vector<std::string> skip, bool check,
                    std::optional<int64_t> target_opset) {
   if (input_path.has_value() == input_bytes.has_value()) {
     throw py::value_error("give exactly one of input_path and input_bytes");
@@ -194,6 +199,8 @@ py::tuple optimize(const py::object& error_type, std::optional<std::string> inpu
     request.options.input_shapes.push_back({std::move(name), std::move(shape)});
   }
   for (auto& [symbol, value] : dims) request.options.dims.push_back({std::move(symbol), value});
+  request.options.skip = std::move(skip);
+  request.options.check = check;
   request.options.target_opset = target_opset;
   DebugForwarder forwarder(std::move(debug));
   request.options.debug_sink = forwarder.sink();
@@ -243,7 +250,8 @@ py::tuple optimize(const py::object& error_type, std::optional<std::string> inpu
   return py::make_tuple(result, report, warnings, fixed);
 }
 
-// [(name, summary, [(option, type, default, description), ...]), ...] sorted by name.
+// [(name, summary, [(option, type, default, description), ...], group), ...] sorted by name;
+// group is the PassGroup's name, "" for a pass of none.
 py::list listPasses() {
   const PassRegistry& registry = PassRegistry::global();
   py::list passes;
@@ -256,7 +264,9 @@ py::list listPasses() {
                                       option->description()));
       }
     }
-    passes.append(py::make_tuple(info->name, info->summary, options));
+    const PassGroup* group = registry.groupOf(info->name);
+    passes.append(py::make_tuple(info->name, info->summary, options,
+                                 group ? group->name : std::string()));
   }
   return passes;
 }
@@ -335,19 +345,20 @@ PYBIND11_MODULE(_onnxopt, m) {
                    std::string external_data_file,
                    std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes,
                    std::vector<std::pair<std::string, int64_t>> dims,
+                   std::vector<std::string> skip, bool check,
                    std::optional<int64_t> target_opset) {
         return python::optimize(error_type, std::move(input_path), std::move(input_bytes),
                                 std::move(output_path), std::move(pipeline), std::move(base_dir),
                                 verify_each, fixed_point, max_fixed_point_rounds,
                                 require_convergence, std::move(debug),
                                 std::move(external_data_file), std::move(input_shapes),
-                                std::move(dims), target_opset);
+                                std::move(dims), std::move(skip), check, target_opset);
       },
       py::kw_only(), py::arg("input_path"), py::arg("input_bytes"), py::arg("output_path"),
       py::arg("pipeline"), py::arg("base_dir"), py::arg("verify_each"), py::arg("fixed_point"),
       py::arg("max_fixed_point_rounds"), py::arg("require_convergence"), py::arg("debug"),
-      py::arg("external_data_file"), py::arg("input_shapes"), py::arg("dims"),
-      py::arg("target_opset"));
+      py::arg("external_data_file"), py::arg("input_shapes"), py::arg("dims"), py::arg("skip"),
+      py::arg("check"), py::arg("target_opset"));
   m.def("list_passes", &python::listPasses);
   m.def("list_pipelines", &python::listPipelines);
 }

@@ -38,6 +38,7 @@
 #include "onnxopt/pass/pass_manager.h"
 #include "onnxopt/pass/pass_registry.h"
 #include "onnxopt/rewrite/greedy_driver.h"
+#include "onnxopt/rewrite/node_check.h"
 #include "onnxopt/rewrite/pattern.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
@@ -103,6 +104,13 @@ struct OptimizeOptions {
   // that is no registered pass, or a pass the pipeline does not run, is an InvalidArgument naming
   // it, before any model is read.
   std::vector<std::string> skip;
+
+  // Check every node against its operator's schema at the model's opset when the model is
+  // loaded (checkModelNodes: attribute kinds, required attributes, input and output counts,
+  // Transpose perm, axis ranges): a node ONNX Runtime would refuse is an InvalidArgument naming
+  // the node, its op and what is wrong, and nothing is optimized. false (onnx-opt --no-check)
+  // optimizes such a model anyway: the passes leave every node that fails the check as it is.
+  bool check = true;
 };
 
 // Optimizes `model` in place. `pipeline` is a named pipeline ("-O0", "-O1", "-O2") or pipeline
@@ -114,8 +122,8 @@ struct OptimizeOptions {
 //  - a model that the IR cannot import (InvalidArgument, naming the node or value): the import
 //    has taken the proto's contents, so `model` is left unspecified (a caller that needs the
 //    original on this error keeps a copy);
-//  - a model that imports but fails ir::verify (naming the node or value): `model` is given back
-//    as it came;
+//  - a model that imports but fails ir::verify, or (with options.check) checkModelNodes, naming
+//    the node or value: `model` is given back as it came;
 //  - a failing pass (the status names the pass and the node): `model` holds a valid model
 //    equivalent to the input, possibly partly optimized.
 ONNXOPT_API absl::Status optimize(onnx::ModelProto& model, const std::string& pipeline = "-O1",

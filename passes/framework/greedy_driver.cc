@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "describe.h"
+#include "onnxopt/rewrite/node_check.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "worklist.h"
 
@@ -106,6 +107,17 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
       }
       const Root* root = rootFor(*node);
       if (root == nullptr) continue;
+      if (context_.skipMalformedNodes()) {
+        if (absl::Status malformed = checkNodeNeighbourhood(*node); !malformed.ok()) {
+          if (context_.debugEnabled()) {
+            context_.debug(absl::StrCat("offers ", describe(*node),
+                                        " to no pattern: it or a node next to it fails the "
+                                        "check: ",
+                                        malformed.message()));
+          }
+          continue;
+        }
+      }
       const std::optional<int64_t> opset = model.opsetVersion(node->op().domain());
       for (const RewritePattern* pattern : root->patterns) {
         if (!handlesOpset(pattern->root(), opset)) {

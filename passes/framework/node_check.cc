@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -64,26 +65,62 @@ absl::Status checkArity(const onnx::OpSchema& schema, const ir::Node& node) {
   return absl::OkStatus();
 }
 
-// The type a value is declared with at the model's interface (graph input or initializer):
-// what a runtime checks the node against before inferring anything.
-std::optional<ir::Type> declaredType(const ir::Value* value) {
+// The element type and rank a tensor value is declared with at the model's interface (graph
+// input or initializer): what a runtime checks the node against before inferring anything.
+// Read from the declaration Value::type() reads, without building the type: every load runs
+// this for every input of every node.
+struct Declared {
+  int32_t elem_type;
+  std::optional<int64_t> rank;
+};
+
+std::optional<Declared> declared(const ir::Value* value) {
   if (value == nullptr || !(value->isGraphInput() || value->isInitializer())) return std::nullopt;
-  ir::Type type = value->type();
-  if (!type.isTensor()) return std::nullopt;
-  return type;
+  const onnx::TypeProto* proto = nullptr;
+  if (value->valueInfo() != nullptr && value->valueInfo()->has_type()) {
+    proto = &value->valueInfo()->type();
+  } else if (value->inputInfo() != nullptr && value->inputInfo()->has_type()) {
+    proto = &value->inputInfo()->type();
+  }
+  if (proto != nullptr) {
+    if (!proto->has_tensor_type()) return std::nullopt;
+    const onnx::TypeProto::Tensor& tensor = proto->tensor_type();
+    return Declared{tensor.elem_type(), tensor.has_shape() ? std::optional<int64_t>(
+                                                                 tensor.shape().dim_size())
+                                                           : std::nullopt};
+  }
+  if (value->initializer()) {
+    return Declared{value->initializer()->dataType(),
+                    static_cast<int64_t>(value->initializer()->dims().size())};
+  }
+  return std::nullopt;
+}
+
+// Whether the formal parameter takes tensors of `elem_type`; the schema's type strings are
+// compared once per (parameter, element type).
+bool formalTakes(const onnx::OpSchema::FormalParameter& formal, int32_t elem_type) {
+  thread_local absl::flat_hash_map<std::pair<const onnx::OpSchema::FormalParameter*, int32_t>, bool>
+      known;
+  const auto [entry, inserted] = known.try_emplace({&formal, elem_type}, false);
+  if (inserted) {
+    const std::string tensor_type = absl::StrCat("tensor(", ir::elemTypeName(elem_type), ")");
+    const auto& allowed = formal.GetTypes();
+    bool found = allowed.empty();
+    for (const std::string* candidate : allowed) found |= *candidate == tensor_type;
+    entry->second = found;
+  }
+  return entry->second;
 }
 
 absl::Status checkInputTypes(const onnx::OpSchema& schema, const ir::Node& node) {
   const std::vector<onnx::OpSchema::FormalParameter>& formals = schema.inputs();
   for (size_t i = 0; i < node.numInputs() && !formals.empty(); ++i) {
     const onnx::OpSchema::FormalParameter& formal = formals[std::min(i, formals.size() - 1)];
-    const std::optional<ir::Type> type = declaredType(node.input(i));
-    if (!type || type->elemType() == onnx::TensorProto::UNDEFINED) continue;
-    const std::string tensor_type = absl::StrCat("tensor(", ir::elemTypeName(type->elemType()), ")");
-    const auto& allowed = formal.GetTypes();
-    bool found = false;
-    for (const std::string* candidate : allowed) found |= *candidate == tensor_type;
-    if (!found && !allowed.empty()) {
+    const std::optional<Declared> type = declared(node.input(i));
+    if (!type || type->elem_type == onnx::TensorProto::UNDEFINED) continue;
+    if (!formalTakes(formal, type->elem_type)) {
+      const std::string tensor_type =
+          absl::StrCat("tensor(", ir::elemTypeName(type->elem_type), ")");
       return malformed(node, absl::StrCat("input ", i, " ('", node.input(i)->name(), "') is ",
                                           tensor_type, ", which ", node.opType(), "-",
                                           schema.SinceVersion(), " does not take there"));
@@ -93,8 +130,8 @@ absl::Status checkInputTypes(const onnx::OpSchema& schema, const ir::Node& node)
 }
 
 std::optional<int64_t> declaredRank(const ir::Value* value) {
-  const std::optional<ir::Type> type = declaredType(value);
-  return type ? type->rank() : std::nullopt;
+  const std::optional<Declared> type = declared(value);
+  return type ? type->rank : std::nullopt;
 }
 
 absl::Status checkPerm(const ir::Node& node) {
@@ -165,6 +202,22 @@ absl::Status checkNode(const ir::Node& node) {
     if (absl::Status status = checkPerm(node); !status.ok()) return status;
   }
   return checkAxis(node);
+}
+
+absl::Status checkNodeNeighbourhood(const ir::Node& node) {
+  if (absl::Status status = checkNode(node); !status.ok()) return status;
+  for (const ir::Value* input : node.inputs()) {
+    if (input == nullptr || input->producer() == nullptr) continue;
+    if (absl::Status status = checkNode(*input->producer()); !status.ok()) return status;
+  }
+  for (const ir::Value* output : node.outputs()) {
+    if (output == nullptr) continue;
+    for (const ir::Use& use : output->uses()) {
+      if (use.user() == nullptr) continue;
+      if (absl::Status status = checkNode(*use.user()); !status.ok()) return status;
+    }
+  }
+  return absl::OkStatus();
 }
 
 namespace {

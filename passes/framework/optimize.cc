@@ -25,10 +25,12 @@ ir::LoadOptions loadOptionsOf(const OptimizeOptions& options) {
   return load;
 }
 
-absl::Status verifyInput(const ir::Model& model) {
+absl::Status verifyInput(const ir::Model& model, const OptimizeOptions& options) {
   absl::Status status = ir::verify(model);
-  if (status.ok()) return status;
-  return absl::Status(status.code(), absl::StrCat("invalid model: ", status.message()));
+  if (!status.ok()) {
+    return absl::Status(status.code(), absl::StrCat("invalid model: ", status.message()));
+  }
+  return options.check ? checkModelNodes(model) : absl::OkStatus();
 }
 
 absl::Status upgradeIfAsked(std::unique_ptr<ir::Model>& model, const OptimizeOptions& options) {
@@ -120,6 +122,7 @@ absl::StatusOr<PassManager> makePassManager(const std::string& pipeline,
   manager_options.require_convergence = options.require_convergence;
   manager_options.debug_sink = options.debug_sink;
   manager_options.progress = options.progress;
+  manager_options.skip_malformed_nodes = !options.check;
   PassManager manager(std::move(manager_options));
   if (absl::Status status = manager.addPipeline(*text, registry); !status.ok()) return status;
   return manager;
@@ -149,6 +152,9 @@ absl::Status optimizeModel(ir::Model& model, const std::string& pipeline,
         "target_opset: optimizeModel() cannot replace its model; call upgradeOpset() first, "
         "or use optimize(), optimizeFile() or optimizeBytes()");
   }
+  if (options.check) {
+    if (absl::Status status = checkModelNodes(model); !status.ok()) return status;
+  }
   return runManager(*manager, model, options);
 }
 
@@ -169,7 +175,7 @@ absl::Status optimize(onnx::ModelProto& model, const std::string& pipeline,
   if (!loaded.ok()) return loaded.status();
   // Whatever happens now, the caller gets the model back: optimized, or (when a pass failed)
   // valid and equivalent to the input, or (when it fails verification) as it came.
-  absl::Status status = verifyInput(**loaded);
+  absl::Status status = verifyInput(**loaded, options);
   if (status.ok()) status = runManager(*manager, **loaded, options);
   absl::StatusOr<onnx::ModelProto> exported = ir::exportModel(*std::move(loaded));
   if (!exported.ok()) return exported.status();
@@ -183,7 +189,7 @@ absl::Status optimizeFile(const std::string& input_path, const std::string& outp
   if (!manager.ok()) return manager.status();
   absl::StatusOr<std::unique_ptr<ir::Model>> loaded = ir::loadModelFromFile(input_path);
   if (!loaded.ok()) return loaded.status();
-  if (absl::Status status = verifyInput(**loaded); !status.ok()) {
+  if (absl::Status status = verifyInput(**loaded, options); !status.ok()) {
     return absl::Status(status.code(), absl::StrCat(input_path, ": ", status.message()));
   }
   if (absl::Status status = upgradeIfAsked(*loaded, options); !status.ok()) {
@@ -202,7 +208,7 @@ absl::StatusOr<std::string> optimizeBytes(std::string_view bytes, const std::str
   absl::StatusOr<std::unique_ptr<ir::Model>> loaded = ir::loadModelFromBytes(
       absl::string_view(bytes.data(), bytes.size()), loadOptionsOf(options));
   if (!loaded.ok()) return loaded.status();
-  if (absl::Status status = verifyInput(**loaded); !status.ok()) return status;
+  if (absl::Status status = verifyInput(**loaded, options); !status.ok()) return status;
   if (absl::Status status = upgradeIfAsked(*loaded, options); !status.ok()) return status;
   if (absl::Status status = runManager(*manager, **loaded, options); !status.ok()) return status;
   return ir::saveModelToBytes(**loaded);

@@ -176,6 +176,7 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
       context.setDebugSink(options_.debug_sink);
       context.setRequireConvergence(options_.require_convergence);
       context.setVerifyFixedPoint(options_.verify_fixed_point);
+      context.setSkipMalformedNodes(options_.skip_malformed_nodes);
       context.setShared(&analyses, &journal);
       context.setRevisitFrom(fixed_point_mark[position]);
       if (options_.progress) {

@@ -27,7 +27,7 @@ class OptimizeWarning(UserWarning):
     not converge, ...). The run still succeeded."""
 
 
-PassInfo = _collections.namedtuple("PassInfo", "name summary options")
+PassInfo = _collections.namedtuple("PassInfo", "name summary options group")
 PassOption = _collections.namedtuple("PassOption", "name type default description")
 Pipeline = _collections.namedtuple("Pipeline", "name passes summary")
 FixedDim = _collections.namedtuple("FixedDim", "symbol input index value declarations")
@@ -36,7 +36,7 @@ FixedDim = _collections.namedtuple("FixedDim", "symbol input index value declara
 def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=False,
              fixed_point=False, max_fixed_point_rounds=10, require_convergence=False,
              debug=False, external_data_file=None, input_shapes=None, dims=None,
-             target_opset=None, return_report=False):
+             skip=None, check=True, target_opset=None, return_report=False):
     """Optimizes `model` and returns the result as a new onnx.ModelProto.
 
     model: an onnx.ModelProto (left unchanged), the serialized model (bytes, bytearray,
@@ -58,6 +58,13 @@ def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=Fal
     input_shapes: {input name: [d0, d1, ...]}: fix those graph inputs' dims before optimizing,
         as onnx-opt's --input-shape (a symbolic dim given a size is fixed everywhere it is named).
     dims: {symbol: size}: fix a symbolic dim in every declaration, as onnx-opt's --dim.
+    skip: pass names to leave out of the pipeline (["fuse-bn-into-conv"]), as onnx-opt's --skip;
+        a name the pipeline does not run is an error.
+    check: check every node against its operator's schema at the model's opset before
+        optimizing (attribute kinds, required attributes, input and output counts, Transpose
+        perm, axis ranges): a node ONNX Runtime would refuse raises OptimizeError naming it.
+        check=False (onnx-opt's --no-check) optimizes such a model anyway, leaving the nodes that
+        fail the check as they are.
     target_opset: raise the model's opset to this (at most 17) with ONNX's version converter
         before optimizing, as onnx-opt's --target-opset; below the model's opset, or an op the
         converter cannot convert (the error names the node), raises OptimizeError.
@@ -99,6 +106,7 @@ def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=Fal
         fixed_point=fixed_point, max_fixed_point_rounds=max_fixed_point_rounds,
         require_convergence=require_convergence, debug=debug,
         external_data_file=external_data_file or "", input_shapes=input_shapes, dims=dims,
+        skip=_pass_names(skip), check=bool(check),
         target_opset=None if target_opset is None else _opset_number(target_opset))
     report.fixed_dims = [FixedDim(*dim) for dim in fixed]
     input_bytes = None  # a ModelProto's serialized copy is not needed any more
@@ -111,15 +119,29 @@ def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=Fal
 
 
 def list_passes():
-    """Every pass a pipeline can name, sorted by name: PassInfo(name, summary, options), each
-    option a PassOption(name, type, default, description). As `onnx-opt --list-passes`."""
-    return [PassInfo(name, summary, tuple(PassOption(*option) for option in options))
-            for name, summary, options in _onnxopt.list_passes()]
+    """Every pass a pipeline can name, sorted by name: PassInfo(name, summary, options, group),
+    each option a PassOption(name, type, default, description), group the family
+    `onnx-opt --list-passes` lists it under ("elimination", "fusion", "folding",
+    "legalization"; "" for none). As `onnx-opt --list-passes`."""
+    return [PassInfo(name, summary, tuple(PassOption(*option) for option in options), group)
+            for name, summary, options, group in _onnxopt.list_passes()]
 
 
 def list_pipelines():
     """The named pipelines: Pipeline(name, passes, summary), name as passes= takes it ("-O1")."""
     return [Pipeline(*pipeline) for pipeline in _onnxopt.list_pipelines()]
+
+
+def _pass_names(skip):
+    if skip is None:
+        return []
+    if isinstance(skip, str):
+        raise TypeError("skip must be a list of pass names, not a str")
+    names = list(skip)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"a pass name in skip must be a str, not {type(name).__name__}")
+    return names
 
 
 def _opset_number(opset):

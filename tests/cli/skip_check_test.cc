@@ -1,11 +1,14 @@
-// --skip and the groups of --list-passes: on the real binary (exit codes, messages, files left
-// behind), in-process (a registry of our own), and through the C++ API (OptimizeOptions::skip).
+// --skip, the groups of --list-passes, and the node checks at load with --no-check: on the real
+// binary (exit codes, messages, files left behind), in-process (a registry of our own), and
+// through the C++ API (OptimizeOptions::skip and ::check).
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -245,6 +248,214 @@ TEST(ListPassesGroupsTest, EveryBuiltinPassHasAGroup) {
   // Without out-of-tree passes there is no "Other passes" heading.
   const InProcess r = runInProcess({"--list-passes"}, registry);
   EXPECT_FALSE(contains(r.out, "Other passes:")) << r.out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Node checks at load, and --no-check
+
+struct Malformed {
+  const char* what;
+  std::string body;
+  std::vector<std::string> message;  // all in the error line
+};
+
+std::vector<Malformed> malformedModels() {
+  return {
+      {"attribute of the wrong kind", "Y = Gemm<transB = 1.0>(A, B, C)",
+       {"node with output 'Y' (Gemm)", "attribute 'transB' is FLOAT"}},
+      {"required attribute missing", "c = Cast(A)\n Y = Gemm(A, B, C)",
+       {"node with output 'c' (Cast)", "required attribute 'to'"}},
+      {"Transpose perm not a permutation", "t = Transpose<perm = [0, 0]>(X)\n Y = Gemm(A, B, C)",
+       {"node with output 't' (Transpose)", "perm [0,0] is not a permutation of the input's 2 axes"}},
+      {"axis out of range", "s = Softmax<axis = 2>(X)\n Y = Gemm(A, B, C)",
+       {"node with output 's' (Softmax)", "axis 2 is outside [-2, 1]"}},
+      {"wrong number of inputs", "r = Relu(X, X)\n Y = Gemm(A, B, C)",
+       {"node with output 'r' (Relu)", "has 2 inputs; Relu-"}},
+      {"wrong number of outputs", "r, q = Relu(X)\n Y = Gemm(A, B, C)",
+       {"node with output 'r' (Relu)", "has 2 outputs; Relu-"}},
+  };
+}
+
+TEST_F(SkipCheckTest, ANodeThatViolatesItsSchemaIsAnErrorAndNothingIsWritten) {
+  int index = 0;
+  for (const Malformed& m : malformedModels()) {
+    SCOPED_TRACE(m.what);
+    const std::string model = writeModel("bad" + std::to_string(index++), modelText(m.body));
+    ToolRun r = runTool({model, "-o", out_dir_ + "/out.onnx"});
+    std::vector<std::string> message = m.message;
+    message.push_back(model + ": ");
+    expectCleanFailure(r, message, {});
+    EXPECT_TRUE(listDir(out_dir_).empty());
+    // -O0 checks too: the check is part of loading, not of a pass.
+    r = runTool({model, "-O0", "-o", out_dir_ + "/out.onnx"});
+    expectCleanFailure(r, message, {});
+    EXPECT_TRUE(listDir(out_dir_).empty());
+  }
+}
+
+TEST_F(SkipCheckTest, TheErrorNamesANamedNodeByItsName) {
+  onnx::ModelProto proto = parseProto(modelText("s = Softmax<axis = 2>(X)\n Y = Gemm(A, B, C)"));
+  proto.mutable_graph()->mutable_node(0)->set_name("softmax_7");
+  const std::string model = writeModel("named", proto);
+  expectCleanFailure(runTool({model, "-o", out_dir_ + "/out.onnx"}),
+                     {"node 'softmax_7' (Softmax): axis 2 is outside"}, {});
+}
+
+TEST_F(SkipCheckTest, NoCheckOptimizesAroundNodesThatFailTheCheck) {
+  // Each malformed node is one a pass of the pipeline reads, and fails on (an error, exit 1)
+  // when it is offered: fuse-transpose-gemm reads transB and transA of every Gemm and its
+  // output Transpose's producer, fold-constants evaluates a Transpose of a constant,
+  // fuse-consecutive-transposes composes perms. The well-formed Transpose + Gemm is still fused.
+  const std::string body =
+      "Bt = Transpose<perm = [1, 0]>(B)\n"
+      " gm = Gemm<transB = 1.0>(A, Bt, C)\n"
+      " gt = Transpose<perm = [1, 0]>(gm)\n"
+      " w = Transpose<perm = [0, 0]>(W)\n"
+      " i = Transpose<perm = [0, 0]>(X)\n"
+      " o = Transpose<perm = [1, 0]>(i)\n"
+      " Bt2 = Transpose<perm = [1, 0]>(B)\n"
+      " Y = Gemm(A, Bt2, C)";
+  const std::string text = "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+                           "g (float[2, 3] A, float[3, 3] B, float[3] C, float[2, 2] X) => "
+                           "(float[2, 3] Y, float[3, 2] gt, float[2, 2] w, float[2, 2] o)\n"
+                           "<float[2, 2] W = {1.0, 2.0, 3.0, 4.0}>\n{\n" +
+                           body + "\n}\n";
+  const std::string model = writeModel("no_check", text);
+  expectCleanFailure(runTool({model, "-o", out_dir_ + "/out.onnx"}),
+                     {"node with output 'gm' (Gemm)", "attribute 'transB' is FLOAT"}, {});
+
+  for (const std::string& pipeline :
+       {std::string("-O1"), std::string("--passes=fuse-consecutive-transposes,-O1")}) {
+    SCOPED_TRACE(pipeline);
+    ToolRun r = runTool({model, pipeline, "--no-check", "--emit=text", "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    for (const char* kept :
+         {"Bt = Transpose<perm = [1, 0]>(B)", "gm = Gemm<transB = 1.0>(A, Bt, C)",
+          "gt = Transpose<perm = [1, 0]>(gm)", "w = Transpose<perm = [0, 0]>(W)",
+          "i = Transpose<perm = [0, 0]>(X)", "o = Transpose<perm = [1, 0]>(i)"}) {
+      EXPECT_TRUE(contains(r.out, kept)) << kept << "\n" << r.out;
+    }
+    EXPECT_FALSE(contains(r.out, "Bt2")) << r.out;
+    EXPECT_TRUE(contains(r.out, "Y = Gemm<transB = 1>(A, B, C)")) << r.out;
+  }
+
+  // --debug says why each is left alone.
+  ToolRun r = runTool({model, "--no-check", "--debug", "-o", out_dir_ + "/out.onnx"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(contains(r.err, "offers node with output 'gt' (Transpose) to no pattern: it or a "
+                              "node next to it fails the check: node with output 'gm' (Gemm): "
+                              "attribute 'transB' is FLOAT"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "offers node with output 'o' (Transpose) to no pattern"))
+      << r.err;
+}
+
+TEST_F(SkipCheckTest, NoCheckAbsorbsNoNodeThatFailsTheCheck) {
+  // fuse-layer-norm matches the chain from its root, the last Add, and would absorb the Pow
+  // with an attribute Pow does not define, which is no neighbour of the root.
+  const std::string model = writeModel("layer_norm", R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] X) => (float[2,3,4] Y)
+<float two = {2.0}, float eps = {1e-05}, float[4] S = {1.0, 2.0, 3.0, 4.0}, float[4] B = {0.0, 0.5, 1.0, 1.5}>
+{
+  m = ReduceMean<axes = [-1]>(X)
+  d = Sub(X, m)
+  p = Pow<foo = 1>(d, two)
+  v = ReduceMean<axes = [-1]>(p)
+  ve = Add(v, eps)
+  s = Sqrt(ve)
+  n = Div(d, s)
+  sc = Mul(n, S)
+  Y = Add(sc, B)
+}
+)");
+  expectCleanFailure(runTool({model, "-o", out_dir_ + "/out.onnx"}),
+                     {"node with output 'p' (Pow): attribute 'foo' is not one Pow-15 defines"}, {});
+  ToolRun r = runTool({model, "--passes=fuse-layer-norm,eliminate-dead-nodes", "--no-check",
+                       "--emit=text", "-q", "--debug"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(contains(r.out, "p = Pow<foo = 1>(d, two)")) << r.out;
+  EXPECT_FALSE(contains(r.out, "LayerNormalization")) << r.out;
+  EXPECT_TRUE(contains(r.err, "node with output 'Y' (Add): no match: absorbs node with output "
+                              "'v' (ReduceMean), near a node that fails the check: node with "
+                              "output 'p' (Pow): attribute 'foo'"))
+      << r.err;
+}
+
+TEST(CheckApiTest, OptimizeRefusesAMalformedModelUnlessCheckIsOff) {
+  const onnx::ModelProto original =
+      parseProto(modelText("t = Transpose<perm = [0, 0]>(X)\n Bt = Transpose<perm = [1, 0]>(B)\n"
+                           " Y = Gemm(A, Bt, C)"));
+  onnx::ModelProto proto = original;
+  absl::Status status = onnxopt::optimize(proto, "-O1");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_TRUE(contains(std::string(status.message()),
+                       "node with output 't' (Transpose): perm [0,0] is not a permutation"))
+      << status;
+  EXPECT_EQ(serialize(proto), serialize(original)) << "given back as it came";
+  EXPECT_EQ(onnxopt::optimizeBytes(serialize(original)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  const std::string in = (fs::temp_directory_path() / "onnx-opt-check-api-in.onnx").string();
+  const std::string out = (fs::temp_directory_path() / "onnx-opt-check-api-out.onnx").string();
+  onnxopt::testing::writeFile(in, serialize(original));
+  fs::remove(out);
+  EXPECT_EQ(onnxopt::optimizeFile(in, out).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(fs::exists(out));
+
+  onnxopt::OptimizeOptions options;
+  options.check = false;
+  options.require_convergence = true;
+  ASSERT_TRUE(onnxopt::optimize(proto, "-O1", options).ok());
+  // A malformed node that nothing reads computes nothing: it goes, as any dead node does.
+  ASSERT_EQ(proto.graph().node_size(), 1);
+  EXPECT_EQ(proto.graph().node(0).op_type(), "Gemm");
+  EXPECT_TRUE(onnxopt::optimizeFile(in, out, "-O1", options).ok());
+  EXPECT_TRUE(fs::exists(out));
+  fs::remove(in);
+  fs::remove(out);
+}
+
+// The models of the test corpora, which ONNX Runtime runs, must all pass the check.
+std::set<std::string> modelsOrtCannotRun() {
+  std::set<std::string> dirs;
+  std::ifstream in(kSourceDir + "/tests/equivalence/ort_cannot_run.txt");
+  EXPECT_TRUE(in.good());
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    dirs.insert(line.substr(0, line.find('\t')));
+  }
+  return dirs;
+}
+
+TEST(CheckCorpusTest, NoModelOfTheTestCorporaIsRefused) {
+  const std::set<std::string> skipped = modelsOrtCannotRun();
+  ASSERT_GT(skipped.size(), 50u);
+  std::vector<std::string> models;
+  for (const std::string& dir : {kSourceDir + "/tests/data", kSourceDir + "/examples",
+                                 std::string(ONNXOPT_TESTDATA_DIR)}) {
+    ASSERT_TRUE(fs::is_directory(dir)) << dir;
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+      if (entry.path().extension() != ".onnx") continue;
+      const std::string relative =
+          fs::relative(entry.path().parent_path(), ONNXOPT_TESTDATA_DIR).string();
+      if (skipped.count(relative) != 0) continue;
+      models.push_back(entry.path().string());
+    }
+  }
+  ASSERT_GT(models.size(), 1000u);
+  int refused = 0;
+  for (const std::string& path : models) {
+    onnxopt::OptimizeOptions options;
+    options.external_data_dir = fs::path(path).parent_path().string();
+    const absl::StatusOr<std::string> result = onnxopt::optimizeBytes(readFile(path), "-O0", options);
+    if (!result.ok()) {
+      ++refused;
+      ADD_FAILURE() << path << ": " << result.status();
+    }
+  }
+  EXPECT_EQ(refused, 0);
 }
 
 }  // namespace

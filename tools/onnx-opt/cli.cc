@@ -107,6 +107,7 @@ constexpr Flag kFlags[] = {
     {"--print-pipeline", &Options::print_pipeline},
     {"--list-pipelines", &Options::list_pipelines},
     {"--list-passes", &Options::list_passes},
+    {"--no-check", &Options::no_check},
 };
 
 absl::Status usageError(std::string message) {
@@ -316,6 +317,7 @@ absl::StatusOr<std::unique_ptr<PassManager>> buildPassManager(const Options& opt
     };
   }
   pm_options.verify_each = options.verify_each;
+  pm_options.skip_malformed_nodes = options.no_check;
   pm_options.require_convergence = options.require_convergence;
   // Named pipelines are meant to be run to a fixed point (-O1: "to a fixed point").
   pm_options.fixed_point = options.fixed_point || !options.passes.has_value();
@@ -470,6 +472,11 @@ int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
     }
   }
   ir::Model& model = **loaded;
+  if (!options.no_check) {
+    if (absl::Status status = checkModelNodes(model); !status.ok()) {
+      return fail(io, input, status.message());
+    }
+  }
   absl::StatusOr<std::vector<FixedDim>> fixed = fixDims(model, options.input_shapes, options.dims);
   if (!fixed.ok()) {
     io.err << kTool << ": error: " << formatErrorLine(input, fixed.status().message()) << "\n";
@@ -738,6 +745,11 @@ Options:
                         rank and fixed dims (else exit 2).
   --dim SYMBOL=V        Fix the symbolic dim SYMBOL to V in every input, output and
                         value_info declaration of every graph (repeatable).
+  --no-check            Do not refuse a model whose nodes violate their operators' schemas
+                        at its opset (wrong attribute kind, missing required attribute,
+                        wrong number of inputs, Transpose perm or axis out of range), which
+                        onnx-opt checks after loading (exit 1) as ONNX Runtime would; the
+                        passes leave such nodes as they are.
   -h, --help            Print this help and exit.
   --version             Print the version and exit.
   --                    Ends the options (for an input whose name starts with '-').

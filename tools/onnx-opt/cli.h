@@ -57,6 +57,10 @@ struct Options {
   std::vector<InputShape> input_shapes;
   std::vector<DimValue> dims;
 
+  // --no-check: do not check the nodes against their operators' schemas after loading
+  // (checkModelNodes); the passes then leave the nodes that fail the check as they are.
+  bool no_check = false;
+
   // Instrumentation; everything goes to stderr.
   bool pass_statistics = false;
   bool time_passes = false;

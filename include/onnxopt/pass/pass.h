@@ -83,6 +83,12 @@ class PassContext {
   bool verifyFixedPoint() const { return verify_fixed_point_; }
   void setVerifyFixedPoint(bool verify) { verify_fixed_point_ = verify; }
 
+  // Set when the model's nodes were not checked when it was loaded (onnx-opt --no-check): a
+  // node may then violate its operator's schema, and is left as it is (the rewrite drivers
+  // offer none that fails checkNode to a pattern, nor let a match absorb one).
+  bool skipMalformedNodes() const { return skip_malformed_nodes_; }
+  void setSkipMalformedNodes(bool skip) { skip_malformed_nodes_ = skip; }
+
   // Something the user should hear about that does not fail the pass.
   void warn(std::string message) { warnings_.push_back(std::move(message)); }
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -93,6 +99,7 @@ class PassContext {
   std::function<void()> progress_sink_;
   bool require_convergence_ = false;
   bool verify_fixed_point_ = false;
+  bool skip_malformed_nodes_ = false;
   AnalysisManager* analyses_ = nullptr;
   ChangeJournal* journal_ = nullptr;
   std::optional<ChangeJournal::Mark> revisit_from_;

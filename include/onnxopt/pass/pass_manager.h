@@ -59,6 +59,9 @@ struct PassManagerOptions {
   bool verify_fixed_point = false;
   // --debug: pattern match failures and applied rewrites, one line per call.
   PassContext::DebugSink debug_sink;
+  // The model's nodes were not checked at load (--no-check): passes leave the nodes that fail
+  // checkNode as they are (PassContext::skipMalformedNodes).
+  bool skip_malformed_nodes = false;
   IrPrintingOptions print_ir;
   PipelineProgressSink progress;
 };

@@ -18,6 +18,11 @@ namespace onnxopt {
 // domain onnx-opt has no schema for). InvalidArgument naming the node and what is wrong.
 ONNXOPT_API absl::Status checkNode(const ir::Node& node);
 
+// checkNode for the node, the producers of its operands and the readers of its outputs (the
+// nodes a pattern rooted at it reads): the first error found. With --no-check the rewrite
+// drivers offer no node that fails it to a pattern.
+ONNXOPT_API absl::Status checkNodeNeighbourhood(const ir::Node& node);
+
 // checkNode for every node of every graph of the model; the first error found.
 ONNXOPT_API absl::Status checkModelNodes(const ir::Model& model);
 
