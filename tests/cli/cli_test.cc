@@ -1148,6 +1148,8 @@ TEST_F(CliTest, HelpAndUserGuideNameTheSameFlags) {
     if (flag == "--fold-max-size") args.push_back("1024");
     if (flag == "--skip") args.push_back("eliminate-dead-nodes");
     if (flag == "--input-format") args.push_back("text");
+    if (flag == "--target") args.push_back("ort");
+    if (flag == "--target-opset") args.push_back("17");
     EXPECT_TRUE(onnxopt::cli::parseArgs(args).ok()) << "--help lists " << flag
                                                     << ", which does not parse";
   }
