@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -56,7 +57,12 @@ void addTensor(onnx::GraphProto* graph, const std::string& name, std::vector<int
     tensor->add_dims(dim);
     count *= dim;
   }
-  tensor->set_raw_data(std::string(static_cast<size_t>(count) * 4, '\x01'));
+  // Distinct bytes per tensor, as trained weights have: equal ones would give
+  // eliminate-duplicate-initializers (and CSE after it) work no real export gives.
+  std::string bytes(static_cast<size_t>(count) * 4, '\0');
+  const size_t seed = std::hash<std::string>{}(name);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>((seed >> (i % 8 * 8)) + i);
+  tensor->set_raw_data(std::move(bytes));
 }
 
 onnx::NodeProto* addNode(onnx::GraphProto* graph, const std::string& op,

@@ -30,22 +30,23 @@ Signature signatureOf(const ir::Value& initializer) {
   return {tensor.dataType(), std::vector<int64_t>(tensor.dims().begin(), tensor.dims().end())};
 }
 
-// The hash of the tensor's elements; nullopt when they cannot be read as bytes (strings,
-// segments, malformed or unreadable data): such initializers are left alone.
-std::optional<size_t> contentHash(const ir::Value& initializer) {
+// An initializer read once, with the hash of its elements.
+struct ReadInitializer {
+  ir::Value* value;
+  ConstantView view;
+  size_t hash;
+};
+
+// Nullopt when the elements cannot be read as bytes (strings, segments, malformed or unreadable
+// data): such initializers are left alone.
+std::optional<ReadInitializer> readWithHash(ir::Value& initializer) {
   absl::StatusOr<std::optional<ConstantView>> view = readConstant(initializer, kMaxCompareBytes);
   if (!view.ok() || !*view) return std::nullopt;
   std::string scratch;
   const std::optional<absl::string_view> bytes = elementBytes((*view)->proto(), &scratch);
   if (!bytes) return std::nullopt;
-  return absl::HashOf(*bytes);
-}
-
-bool sameContents(const ir::Value& a, const ir::Value& b) {
-  absl::StatusOr<std::optional<ConstantView>> first = readConstant(a, kMaxCompareBytes);
-  absl::StatusOr<std::optional<ConstantView>> second = readConstant(b, kMaxCompareBytes);
-  return first.ok() && *first && second.ok() && *second &&
-         sameTensorContents((*first)->proto(), (*second)->proto());
+  const size_t hash = absl::HashOf(*bytes);
+  return ReadInitializer{&initializer, *std::move(*view), hash};
 }
 
 // Whether the initializer's value is fixed: a graph input's may be fed by the caller, and one
@@ -86,21 +87,21 @@ class EliminateDuplicateInitializers final : public Pass {
     }
     for (const std::vector<ir::Value*>& members : groups) {
       if (members.size() < 2) continue;
-      absl::flat_hash_map<size_t, std::vector<ir::Value*>> kept_by_hash;
+      absl::flat_hash_map<size_t, std::vector<ReadInitializer>> kept_by_hash;
       for (ir::Value* member : members) {
-        const std::optional<size_t> hash = contentHash(*member);
-        if (!hash) continue;
-        std::vector<ir::Value*>& kept = kept_by_hash[*hash];
+        std::optional<ReadInitializer> read = readWithHash(*member);
+        if (!read) continue;
+        std::vector<ReadInitializer>& kept = kept_by_hash[read->hash];
         ir::Value* original = nullptr;
-        for (ir::Value* candidate : kept) {
-          if (sameContents(*candidate, *member)) {
-            original = candidate;
+        for (const ReadInitializer& candidate : kept) {
+          if (sameTensorContents(candidate.view.proto(), read->view.proto())) {
+            original = candidate.value;
             break;
           }
         }
         // A graph output keeps its name, so it stays; it may still be the one others read.
         if (original == nullptr || member->isGraphOutput()) {
-          kept.push_back(member);
+          kept.push_back(*std::move(read));
           continue;
         }
         replaceAllUsesRecorded(*member, *original, context);

@@ -1,6 +1,7 @@
 #include "onnxopt/pass/analysis.h"
 
-#include "absl/container/flat_hash_set.h"
+#include <vector>
+
 #include "onnxopt/rewrite/shape_oracle.h"
 
 namespace onnxopt {
@@ -21,11 +22,15 @@ void ChangeJournal::recordUntracked(const ir::Model& model) {
 
 std::optional<std::vector<ir::Node*>> ChangeJournal::touchedSince(Mark mark) const {
   std::vector<ir::Node*> nodes;
-  absl::flat_hash_set<const ir::Node*> seen;
+  // Entries are main-graph nodes, so their ordinals index one flat table: every pass of a
+  // round asks this, and a hash set of the nodes would cost more than the pass.
+  std::vector<bool> seen(main_graph_->nodeOrdinalBound());
   for (size_t i = mark; i < entries_.size(); ++i) {
     ir::Node* node = entries_[i];
     if (node == nullptr) return std::nullopt;
-    if (!node->isErased() && seen.insert(node).second) nodes.push_back(node);
+    if (node->isErased() || seen[node->ordinal()]) continue;
+    seen[node->ordinal()] = true;
+    nodes.push_back(node);
   }
   return nodes;
 }

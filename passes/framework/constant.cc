@@ -150,25 +150,26 @@ ReadResult loadedCopy(const TensorProto& proto, const ir::ExternalData& where, i
 }
 
 ReadResult readInitializer(const ir::Value& v, int64_t max_bytes) {
-  const std::string where = absl::StrCat("initializer '", v.name(), "'");
+  // Built only for an error: passes read every initializer, and almost every read succeeds.
+  const auto where = [&v] { return absl::StrCat("initializer '", v.name(), "'"); };
   const std::shared_ptr<ir::Tensor>& tensor = v.initializer();
   const TensorProto& proto = tensor->proto();
   const absl::StatusOr<std::optional<int64_t>> count = readableCount(proto, max_bytes);
-  if (!count.ok()) return annotated(count.status(), where);
+  if (!count.ok()) return annotated(count.status(), where());
   if (!*count) return std::nullopt;
   if (tensor->isExternal()) {
     ReadResult loaded = loadedCopy(proto, *tensor->external(), **count);
     if (!loaded.ok()) {
-      return annotated(loaded.status(), absl::StrCat(where, ": cannot read its external data"));
+      return annotated(loaded.status(), absl::StrCat(where(), ": cannot read its external data"));
     }
     return loaded;
   }
   if (proto.data_location() == TensorProto::EXTERNAL) {
     return absl::FailedPreconditionError(
-        absl::StrCat(where, ": its external data was never resolved against a folder"));
+        absl::StrCat(where(), ": its external data was never resolved against a folder"));
   }
   if (absl::Status checked = ir::checkTensorData(proto); !checked.ok()) {
-    return annotated(checked, where);
+    return annotated(checked, where());
   }
   return ReadTensor{tensor, &proto, **count};
 }
