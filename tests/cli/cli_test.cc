@@ -1505,7 +1505,7 @@ TEST_F(CliTest, ProgressLineOnATerminal) {
   const std::regex bytes_line(
       R"((loading|saving): [0-9.]+ (B|KiB) of [0-9.]+ KiB \([0-9]+%\)(, [0-9.]+ MiB/s)?)");
   const std::regex pass_line(
-      R"(optimizing: round [12], (pass [1-8]/8 [a-z-]+|done), [0-9]+ nodes visited(, [0-9]+ nodes/s)?)");
+      R"(optimizing: round [12], (pass [0-9]+/[0-9]+ [a-z-]+|done), [0-9]+ nodes visited(, [0-9]+ nodes/s)?)");
   bool loading = false, optimizing = false, saving = false;
   for (const std::string& line : lines) {
     EXPECT_LT(line.size(), 100u) << "longer than the terminal is wide: " << line;
@@ -1513,7 +1513,8 @@ TEST_F(CliTest, ProgressLineOnATerminal) {
     const bool known = std::regex_match(line, bytes_line) || std::regex_match(line, pass_line);
     EXPECT_TRUE(known) << "unexpected progress line '" << line << "'";
     loading |= line.rfind("loading: ", 0) == 0;
-    optimizing |= line.rfind("optimizing: round 1, pass 1/8 legalize-subgraph-outputs", 0) == 0;
+    optimizing |= std::regex_match(
+        line, std::regex("optimizing: round 1, pass 1/[0-9]+ legalize-subgraph-outputs.*"));
     saving |= line.rfind("saving: ", 0) == 0;
   }
   EXPECT_TRUE(loading && optimizing && saving) << r.err;

@@ -15,8 +15,9 @@ Histograms count nodes in the main graph and in every subgraph (If/Loop bodies) 
 Since -O1 folds constants (lift-constants, fold-shapes, fold-constants), the reference below
 does not model -O1 any more: the entries whose histogram folding changed carry "note_folding"
 and were measured with onnx-opt -O1 (outputs equal under ONNX Runtime,
-equivalence.test_models_O1). Do not rerun this script to rewrite them until `reference_o1`
-folds too.
+equivalence.test_models_O1). Likewise "note_catalogue" marks the entries measured once -O1
+ran the standard catalogue (eliminate-identity, eliminate-common-subexpressions, the nop
+eliminations). Do not rerun this script to rewrite them until `reference_o1` models those too.
 
     /usr/bin/python3 tests/data/derive_expected_counts.py
     /usr/bin/python3 tests/data/derive_expected_counts.py --write-optimized /tmp/o1
