@@ -29,10 +29,8 @@ struct LayerNormMatch {
   norm_match::Core core;
   const ir::Node* center = nullptr;  // Sub(x, mean)
   const ir::Node* mean = nullptr;    // ReduceMean(x)
-  ir::Value* input = nullptr;        // what the fused op reads: x, or the fp16/bf16 value cast to x
   int64_t k = 0;                     // normalized trailing axes
-  ir::Value* scale = nullptr;        // used as it is
-  std::optional<onnx::TensorProto> scale_tensor;  // else made
+  norm_match::FusedOperands operands;
   ir::Value* bias = nullptr;
   std::optional<onnx::TensorProto> bias_tensor;
 
@@ -83,29 +81,13 @@ Verdict readLayerNorm(const ir::Node& root, PatternRewriter& rewriter, LayerNorm
   }
   m->k = *k_mean;
 
-  const int32_t body_type = rewriter.shapes().elemTypeOf(*x);
-  if (body_type != onnx::TensorProto::FLOAT) {
-    return Verdict::decline(absl::StrCat("the body computes in ", ir::elemTypeName(body_type),
-                                         ", not float: LayerNormalization would compute in float (stash_type)"));
-  }
-  int32_t out_type = 0;
-  v = norm_match::readCastAround(m->tail, x, rewriter.shapes(), &m->input, &out_type);
+  v = norm_match::readFusedOperands("LayerNormalization", m->tail, x, *shape, *rank, m->k, rewriter.shapes(),
+                                    &m->operands);
   if (!v.ok()) return v;
-  const std::vector<std::optional<int64_t>> normalized = norm_match::normalizedDims(*shape, *rank, m->k);
-  if (m->tail.scale != nullptr) {
-    v = norm_match::shapeParameter(*m->tail.scale, "scale", *rank, normalized,
-                                   m->tail.scale_in_body ? body_type : out_type, out_type, &m->scale_tensor);
-    if (!v.ok()) return v;
-    if (!m->scale_tensor) m->scale = const_cast<ir::Value*>(m->tail.scale);
-  } else {
-    m->scale_tensor = norm_match::onesOf(normalized, out_type);
-    if (!m->scale_tensor) {
-      return Verdict::decline("there is no scale, and LayerNormalization's (ones) needs the normalized dims, not all known");
-    }
-  }
   if (m->tail.bias != nullptr) {
-    v = norm_match::shapeParameter(*m->tail.bias, "bias", *rank, normalized,
-                                   m->tail.bias_in_body ? body_type : out_type, out_type, &m->bias_tensor);
+    const norm_match::FusedOperands& o = m->operands;
+    v = norm_match::shapeParameter(*m->tail.bias, "bias", *rank, o.normalized,
+                                   m->tail.bias_in_body ? o.body_type : o.out_type, o.out_type, &m->bias_tensor);
     if (!v.ok()) return v;
     if (!m->bias_tensor) m->bias = const_cast<ir::Value*>(m->tail.bias);
   }
@@ -136,16 +118,12 @@ class FuseLayerNormAt final : public RewritePattern {
       }
     }
     if (failed(rewriter.match(root, m.absorbed()))) return failure();
-    ir::Value* scale = m.scale;
-    if (scale == nullptr) {
-      scale = rewriter.createInitializer(
-          m.tail.scale != nullptr ? absl::StrCat(m.tail.scale->name(), "_ln") : "ln_scale", std::move(*m.scale_tensor));
-    }
+    ir::Value* scale = norm_match::fusedScale(m.operands, m.tail, "ln", rewriter);
     ir::Value* bias = m.bias;
     if (bias == nullptr && m.bias_tensor) {
       bias = rewriter.createInitializer(absl::StrCat(m.tail.bias->name(), "_ln"), std::move(*m.bias_tensor));
     }
-    std::vector<ir::Value*> inputs = {m.input, scale};
+    std::vector<ir::Value*> inputs = {m.operands.input, scale};
     if (bias != nullptr) inputs.push_back(bias);
     ir::Node* fused = rewriter.replaceRootWithNewNode("LayerNormalization", inputs);
     norm_match::setNormAttributes(rewriter, *fused, m.k, m.core.epsilon);

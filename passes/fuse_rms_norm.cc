@@ -26,10 +26,8 @@ using norm_match::Verdict;
 struct RmsNormMatch {
   norm_match::Tail tail;
   norm_match::Core core;
-  ir::Value* input = nullptr;  // x, or the fp16/bf16 value cast to x
   int64_t k = 0;
-  ir::Value* scale = nullptr;
-  std::optional<onnx::TensorProto> scale_tensor;
+  norm_match::FusedOperands operands;
 
   std::vector<const ir::Node*> absorbed() const {
     std::vector<const ir::Node*> nodes;
@@ -72,26 +70,9 @@ Verdict readRmsNorm(const ir::Node& root, PatternRewriter& rewriter, RmsNormMatc
   if (*k == 0) return Verdict::decline(why);
   m->k = *k;
 
-  const int32_t body_type = rewriter.shapes().elemTypeOf(*x);
-  if (body_type != onnx::TensorProto::FLOAT) {
-    return Verdict::decline(absl::StrCat("the body computes in ", ir::elemTypeName(body_type),
-                                         ", not float: RMSNormalization would compute in float (stash_type)"));
-  }
-  int32_t out_type = 0;
-  v = norm_match::readCastAround(m->tail, x, rewriter.shapes(), &m->input, &out_type);
+  v = norm_match::readFusedOperands("RMSNormalization", m->tail, x, *shape, *rank, m->k, rewriter.shapes(),
+                                    &m->operands);
   if (!v.ok()) return v;
-  const std::vector<std::optional<int64_t>> normalized = norm_match::normalizedDims(*shape, *rank, m->k);
-  if (m->tail.scale != nullptr) {
-    v = norm_match::shapeParameter(*m->tail.scale, "scale", *rank, normalized,
-                                   m->tail.scale_in_body ? body_type : out_type, out_type, &m->scale_tensor);
-    if (!v.ok()) return v;
-    if (!m->scale_tensor) m->scale = const_cast<ir::Value*>(m->tail.scale);
-  } else {
-    m->scale_tensor = norm_match::onesOf(normalized, out_type);
-    if (!m->scale_tensor) {
-      return Verdict::decline("there is no scale, and RMSNormalization's (ones) needs the normalized dims, not all known");
-    }
-  }
   return Verdict::match();
 }
 
@@ -113,12 +94,8 @@ class FuseRmsNormAt final : public RewritePattern {
       }
     }
     if (failed(rewriter.match(root, m.absorbed()))) return failure();
-    ir::Value* scale = m.scale;
-    if (scale == nullptr) {
-      scale = rewriter.createInitializer(
-          m.tail.scale != nullptr ? absl::StrCat(m.tail.scale->name(), "_rms") : "rms_scale", std::move(*m.scale_tensor));
-    }
-    ir::Node* fused = rewriter.replaceRootWithNewNode("RMSNormalization", {m.input, scale});
+    ir::Value* scale = norm_match::fusedScale(m.operands, m.tail, "rms", rewriter);
+    ir::Node* fused = rewriter.replaceRootWithNewNode("RMSNormalization", {m.operands.input, scale});
     norm_match::setNormAttributes(rewriter, *fused, m.k, m.core.epsilon);
     return success();
   }

@@ -443,6 +443,54 @@ inline std::vector<std::optional<int64_t>> normalizedDims(const ir::Shape& shape
   return dims;
 }
 
+
+// What the fused op reads, alike for LayerNormalization and RMSNormalization once the core
+// matched: the input (x, or the fp16/bf16 value cast to x), the types, and the scale, used as
+// it is (`scale`) or made (`scale_tensor`: the model's of the normalized shape, or ones).
+struct FusedOperands {
+  ir::Value* input = nullptr;
+  int32_t body_type = 0;  // what the body computes in: float
+  int32_t out_type = 0;   // what the fused op returns
+  std::vector<std::optional<int64_t>> normalized;
+  ir::Value* scale = nullptr;
+  std::optional<onnx::TensorProto> scale_tensor;
+};
+
+// Reads FusedOperands for `op` over the last `k` of x's `rank` axes.
+inline Verdict readFusedOperands(absl::string_view op, const Tail& tail, ir::Value* x, const ir::Shape& shape,
+                                 int64_t rank, int64_t k, ShapeOracle& shapes, FusedOperands* out) {
+  out->body_type = shapes.elemTypeOf(*x);
+  if (out->body_type != onnx::TensorProto::FLOAT) {
+    return Verdict::decline(absl::StrCat("the body computes in ", ir::elemTypeName(out->body_type), ", not float: ",
+                                         op, " would compute in float (stash_type)"));
+  }
+  Verdict v = readCastAround(tail, x, shapes, &out->input, &out->out_type);
+  if (!v.ok()) return v;
+  out->normalized = normalizedDims(shape, rank, k);
+  if (tail.scale != nullptr) {
+    v = shapeParameter(*tail.scale, "scale", rank, out->normalized, tail.scale_in_body ? out->body_type : out->out_type,
+                       out->out_type, &out->scale_tensor);
+    if (!v.ok()) return v;
+    if (!out->scale_tensor) out->scale = const_cast<ir::Value*>(tail.scale);
+    return Verdict::match();
+  }
+  out->scale_tensor = onesOf(out->normalized, out->out_type);
+  if (!out->scale_tensor) {
+    return Verdict::decline(
+        absl::StrCat("there is no scale, and ", op, "'s (ones) needs the normalized dims, not all known"));
+  }
+  return Verdict::match();
+}
+
+// The scale the fused op reads: the model's, or a new initializer named after it with `suffix`.
+inline ir::Value* fusedScale(FusedOperands& operands, const Tail& tail, absl::string_view suffix,
+                             PatternRewriter& rewriter) {
+  if (operands.scale != nullptr) return operands.scale;
+  return rewriter.createInitializer(
+      tail.scale != nullptr ? absl::StrCat(tail.scale->name(), "_", suffix) : absl::StrCat(suffix, "_scale"),
+      std::move(*operands.scale_tensor));
+}
+
 // The fused op's axis (the first of the last k) and epsilon; stash_type keeps its default,
 // float, the body's type.
 inline void setNormAttributes(PatternRewriter& rewriter, const ir::Node& fused, int64_t k, double epsilon) {
