@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -138,6 +139,9 @@ absl::Status run(const Request& request, absl::string_view input_bytes, Pipeline
   absl::StatusOr<PipelineReport> ran = manager->run(**loaded);
   if (!ran.ok()) return about(input, ran.status());
   *report = *std::move(ran);
+  if (request.options.target.has_value()) {
+    report->tensorrt = checkForTarget(*request.options.target, **loaded);
+  }
   if (!request.output_path.empty()) {
     absl::Status saved = ir::saveModelToFile(**loaded, request.output_path, request.options.save);
     if (!saved.ok()) return about(request.output_path, saved);
@@ -171,8 +175,31 @@ absl::StatusOr<py::object> toBytes(std::unique_ptr<ir::Model> model) {
   return bytes;
 }
 
+// (dynamic_dims [(input, index, symbol)], int64_initializers, int64_outside_int32 [(name,
+// value)], int64_unread [name], non_onnx_ops {op: nodes}, double_tensors [name]): the fields of
+// the --report file's "tensorrt" object, in its order.
+py::tuple tensorRtTuple(const TensorRtFindings& findings) {
+  py::list dynamic_dims;
+  for (const TensorRtFindings::DynamicDim& dim : findings.dynamic_dims) {
+    dynamic_dims.append(py::make_tuple(text(dim.input), dim.index, text(dim.symbol)));
+  }
+  py::list overflows;
+  for (const TensorRtFindings::Int64Overflow& overflow : findings.int64_overflows) {
+    overflows.append(py::make_tuple(text(overflow.name), overflow.value));
+  }
+  py::list unread;
+  for (const std::string& name : findings.int64_unread) unread.append(text(name));
+  py::dict ops;
+  for (const auto& [op, count] : findings.non_onnx_ops) ops[text(op)] = count;
+  py::list doubles;
+  for (const std::string& name : findings.double_tensors) doubles.append(text(name));
+  return py::make_tuple(dynamic_dims, findings.int64_initializers, overflows, unread, ops,
+                        doubles);
+}
+
 // -> (optimized model bytes, or None when written to output_path; the report; the warnings as
-// onnx-opt prints them after "onnx-opt: warning: ").
+// onnx-opt prints them after "onnx-opt: warning: "; the dims fixed; tensorRtTuple() of the
+// target's findings, or None).
 py::tuple optimize(const py::object& error_type, std::optional<std::string> input_path,
                    std::optional<py::buffer> input_bytes, std::optional<std::string> output_path,
                    std::string pipeline, std::string base_dir, bool verify_each, bool fixed_point,
@@ -181,7 +208,7 @@ py::tuple optimize(const py::object& error_type, std::optional<std::string> inpu
                    std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes,
                    std::vector<std::pair<std::string, int64_t>> dims,
                    std::vector<std::string> skip, bool check,
-                   std::optional<int64_t> target_opset) {
+                   std::optional<int64_t> target_opset, std::optional<std::string> target) {
   if (input_path.has_value() == input_bytes.has_value()) {
     throw py::value_error("give exactly one of input_path and input_bytes");
   }
@@ -202,6 +229,7 @@ py::tuple optimize(const py::object& error_type, std::optional<std::string> inpu
   request.options.skip = std::move(skip);
   request.options.check = check;
   request.options.target_opset = target_opset;
+  request.options.target = std::move(target);
   DebugForwarder forwarder(std::move(debug));
   request.options.debug_sink = forwarder.sink();
 
@@ -247,7 +275,9 @@ py::tuple optimize(const py::object& error_type, std::optional<std::string> inpu
     fixed.append(py::make_tuple(text(dim.symbol), text(dim.input), dim.index, dim.value,
                                 dim.declarations));
   }
-  return py::make_tuple(result, report, warnings, fixed);
+  py::object tensorrt = py::none();
+  if (report.tensorrt.has_value()) tensorrt = tensorRtTuple(*report.tensorrt);
+  return py::make_tuple(result, report, warnings, fixed, tensorrt);
 }
 
 // [(name, summary, [(option, type, default, description), ...], group), ...] sorted by name;
@@ -278,6 +308,17 @@ py::list listPipelines() {
     pipelines.append(py::make_tuple("-" + pipeline.name, pipeline.pipeline, pipeline.summary));
   }
   return pipelines;
+}
+
+// [("generic", pipeline text, summary), ...], in passes.def's order.
+py::list listTargets() {
+  py::list targets;
+  for (const Target& target : builtinTargets()) {
+    absl::StatusOr<std::string> pipeline = targetPipeline(target);
+    if (!pipeline.ok()) throw std::runtime_error(std::string(pipeline.status().message()));
+    targets.append(py::make_tuple(target.name, *pipeline, target.summary));
+  }
+  return targets;
 }
 
 }  // namespace
@@ -346,19 +387,21 @@ PYBIND11_MODULE(_onnxopt, m) {
                    std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes,
                    std::vector<std::pair<std::string, int64_t>> dims,
                    std::vector<std::string> skip, bool check,
-                   std::optional<int64_t> target_opset) {
+                   std::optional<int64_t> target_opset, std::optional<std::string> target) {
         return python::optimize(error_type, std::move(input_path), std::move(input_bytes),
                                 std::move(output_path), std::move(pipeline), std::move(base_dir),
                                 verify_each, fixed_point, max_fixed_point_rounds,
                                 require_convergence, std::move(debug),
                                 std::move(external_data_file), std::move(input_shapes),
-                                std::move(dims), std::move(skip), check, target_opset);
+                                std::move(dims), std::move(skip), check, target_opset,
+                                std::move(target));
       },
       py::kw_only(), py::arg("input_path"), py::arg("input_bytes"), py::arg("output_path"),
       py::arg("pipeline"), py::arg("base_dir"), py::arg("verify_each"), py::arg("fixed_point"),
       py::arg("max_fixed_point_rounds"), py::arg("require_convergence"), py::arg("debug"),
       py::arg("external_data_file"), py::arg("input_shapes"), py::arg("dims"), py::arg("skip"),
-      py::arg("check"), py::arg("target_opset"));
+      py::arg("check"), py::arg("target_opset"), py::arg("target"));
   m.def("list_passes", &python::listPasses);
   m.def("list_pipelines", &python::listPipelines);
+  m.def("list_targets", &python::listTargets);
 }

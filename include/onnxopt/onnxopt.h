@@ -37,6 +37,7 @@
 #include "onnxopt/pass/pass.h"
 #include "onnxopt/pass/pass_manager.h"
 #include "onnxopt/pass/pass_registry.h"
+#include "onnxopt/pass/target.h"
 #include "onnxopt/rewrite/greedy_driver.h"
 #include "onnxopt/rewrite/node_check.h"
 #include "onnxopt/rewrite/pattern.h"
@@ -100,6 +101,16 @@ struct OptimizeOptions {
   // proto before importing it; optimizeModel(), which cannot replace its model, refuses it.
   std::optional<int64_t> target_opset;
 
+  // If set, the pipeline of this target (onnx-opt --target; builtinTargets() in
+  // onnxopt/pass/target.h, docs/targets.md): "generic" (-O1), "ort" (-O1 and the fusions into
+  // standard ops) or "tensorrt" (as ort, and a report), run to a fixed point. The `pipeline`
+  // argument must then be the target's base, "-O1" (the default): another is an
+  // InvalidArgument, as onnx-opt refuses --target with -O2 or --passes; so is an unknown target,
+  // listing the valid ones. With "tensorrt", `report->tensorrt` receives what TensorRT is known
+  // to reject or emulate in the optimized model (dynamic input dims, INT64 weights outside
+  // int32, ops outside the ONNX domain, DOUBLE tensors).
+  std::optional<std::string> target;
+
   // Passes to leave out of the pipeline (onnx-opt --skip): every run of each is removed. A name
   // that is no registered pass, or a pass the pipeline does not run, is an InvalidArgument naming
   // it, before any model is read.
@@ -142,9 +153,10 @@ ONNXOPT_API absl::StatusOr<std::string> optimizeBytes(std::string_view bytes,
                                           const std::string& pipeline = "-O1",
                                           const OptimizeOptions& options = {});
 
-// The PassManager optimize() runs: `pipeline` (named or text) parsed with the options' registry,
-// and the options' verification, fixed point, convergence and debug settings. For callers that
-// want to add passes of their own before running it.
+// The PassManager optimize() runs: `pipeline` (named or text; options.target's pipeline when
+// set) parsed with the options' registry, without the options' skipped passes, and the options'
+// verification, fixed point, convergence and debug settings. For callers that want to add
+// passes of their own before running it.
 ONNXOPT_API absl::StatusOr<PassManager> makePassManager(const std::string& pipeline = "-O1",
                                             const OptimizeOptions& options = {});
 

@@ -104,10 +104,31 @@ absl::StatusOr<std::string> skipPasses(absl::string_view pipeline,
   return absl::StrJoin(kept, ",");
 }
 
+namespace {
+
+// The pipeline text optimize() runs: `pipeline`'s, or options.target's, which builds on its base
+// pipeline: `pipeline` must then be that base ("-O1", the default).
+absl::StatusOr<std::string> pipelineTextOf(const std::string& pipeline,
+                                           const OptimizeOptions& options,
+                                           const PassRegistry& registry) {
+  if (!options.target.has_value()) return expandPipeline(pipeline, registry);
+  absl::StatusOr<Target> target = findTarget(*options.target);
+  if (!target.ok()) return target.status();
+  const std::string base = absl::StrCat("-", target->base);
+  if (pipeline != base) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the target '", target->name, "' is a pipeline of its own (", base,
+        " and more): it does not run with the pipeline '", pipeline, "'"));
+  }
+  return targetPipeline(*target, registry);
+}
+
+}  // namespace
+
 absl::StatusOr<PassManager> makePassManager(const std::string& pipeline,
                                             const OptimizeOptions& options) {
   const PassRegistry& registry = registryOf(options);
-  absl::StatusOr<std::string> text = expandPipeline(pipeline, registry);
+  absl::StatusOr<std::string> text = pipelineTextOf(pipeline, options, registry);
   if (!text.ok()) return text.status();
   if (!options.skip.empty()) {
     text = skipPasses(*text, options.skip, registry);
@@ -137,7 +158,11 @@ absl::Status runManager(PassManager& manager, ir::Model& model, const OptimizeOp
   if (options.fixed_dims) *options.fixed_dims = *std::move(fixed);
   absl::StatusOr<PipelineReport> report = manager.run(model);
   if (!report.ok()) return report.status();
-  if (options.report) *options.report = *std::move(report);
+  if (options.report == nullptr) return absl::OkStatus();
+  *options.report = *std::move(report);
+  if (options.target.has_value()) {
+    options.report->tensorrt = checkForTarget(*options.target, model);
+  }
   return absl::OkStatus();
 }
 

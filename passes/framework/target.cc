@@ -127,4 +127,9 @@ TensorRtFindings checkTensorRt(ir::Model& model) {
   return findings;
 }
 
+std::optional<TensorRtFindings> checkForTarget(absl::string_view target, ir::Model& model) {
+  if (target == "tensorrt") return checkTensorRt(model);
+  return std::nullopt;
+}
+
 }  // namespace onnxopt

@@ -17,8 +17,9 @@ import warnings as _warnings
 from . import _onnxopt
 from ._onnxopt import OptimizeError, PassRun, PassStatistics, Report
 
-__all__ = ["optimize", "list_passes", "list_pipelines", "OptimizeError", "OptimizeWarning",
-           "Report", "PassRun", "PassStatistics", "PassInfo", "PassOption", "Pipeline", "FixedDim"]
+__all__ = ["optimize", "list_passes", "list_pipelines", "list_targets", "OptimizeError",
+           "OptimizeWarning", "Report", "PassRun", "PassStatistics", "PassInfo", "PassOption",
+           "Pipeline", "Target", "FixedDim", "TensorRtFindings", "DynamicDim", "Int64Value"]
 __version__ = _onnxopt.__version__
 
 
@@ -31,12 +32,18 @@ PassInfo = _collections.namedtuple("PassInfo", "name summary options group")
 PassOption = _collections.namedtuple("PassOption", "name type default description")
 Pipeline = _collections.namedtuple("Pipeline", "name passes summary")
 FixedDim = _collections.namedtuple("FixedDim", "symbol input index value declarations")
+Target = _collections.namedtuple("Target", "name passes summary")
+TensorRtFindings = _collections.namedtuple(
+    "TensorRtFindings", "dynamic_dims int64_initializers int64_outside_int32 int64_unread "
+                        "non_onnx_ops double_tensors")
+DynamicDim = _collections.namedtuple("DynamicDim", "input index symbol")
+Int64Value = _collections.namedtuple("Int64Value", "name value")
 
 
 def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=False,
              fixed_point=False, max_fixed_point_rounds=10, require_convergence=False,
              debug=False, external_data_file=None, input_shapes=None, dims=None,
-             skip=None, check=True, target_opset=None, return_report=False):
+             skip=None, check=True, target_opset=None, target=None, return_report=False):
     """Optimizes `model` and returns the result as a new onnx.ModelProto.
 
     model: an onnx.ModelProto (left unchanged), the serialized model (bytes, bytearray,
@@ -68,8 +75,16 @@ def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=Fal
     target_opset: raise the model's opset to this (at most 17) with ONNX's version converter
         before optimizing, as onnx-opt's --target-opset; below the model's opset, or an op the
         converter cannot convert (the error names the node), raises OptimizeError.
-    return_report: return (model or None, Report) instead: the statistics of every pass run, and
-        in report.fixed_dims the dims input_shapes and dims fixed (FixedDim tuples).
+    target: "generic", "ort" or "tensorrt": run that target's pipeline instead of passes=, as
+        onnx-opt's --target (list_targets() shows what each runs); passes= must then stay "-O1",
+        which every target builds on.
+    return_report: return (model or None, Report) instead: the statistics of every pass run, in
+        report.fixed_dims the dims input_shapes and dims fixed (FixedDim tuples), and in
+        report.tensorrt, with target="tensorrt", what TensorRT is known to reject or emulate in
+        the optimized model (a TensorRtFindings, the fields of onnx-opt's --report "tensorrt"
+        object: dynamic_dims [DynamicDim(input, index, symbol)], int64_initializers,
+        int64_outside_int32 [Int64Value(name, value)], int64_unread, non_onnx_ops {op: nodes},
+        double_tensors); None for the other targets and without one.
 
     Raises OptimizeError (a ValueError) with the message onnx-opt prints after
     'onnx-opt: error: '; emits OptimizeWarning for onnx-opt's warnings.
@@ -99,7 +114,9 @@ def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=Fal
     input_shapes = [(name, [_dim_size(d) for d in shape])
                     for name, shape in (input_shapes or {}).items()]
     dims = [(symbol, _dim_size(size)) for symbol, size in (dims or {}).items()]
-    result, report, warning_lines, fixed = _onnxopt.optimize(
+    if target is not None and not isinstance(target, str):
+        raise TypeError(f"target must be a str, not {type(target).__name__}")
+    result, report, warning_lines, fixed, tensorrt = _onnxopt.optimize(
         input_path=input_path, input_bytes=input_bytes,
         output_path=None if output is None else _os.fspath(output), pipeline=passes,
         base_dir="" if base_dir is None else _os.fspath(base_dir), verify_each=verify_each,
@@ -107,8 +124,10 @@ def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=Fal
         require_convergence=require_convergence, debug=debug,
         external_data_file=external_data_file or "", input_shapes=input_shapes, dims=dims,
         skip=_pass_names(skip), check=bool(check),
-        target_opset=None if target_opset is None else _opset_number(target_opset))
+        target_opset=None if target_opset is None else _opset_number(target_opset),
+        target=target)
     report.fixed_dims = [FixedDim(*dim) for dim in fixed]
+    report.tensorrt = None if tensorrt is None else _tensorrt_findings(*tensorrt)
     input_bytes = None  # a ModelProto's serialized copy is not needed any more
     for line in warning_lines:
         _warnings.warn(line, OptimizeWarning, stacklevel=2)
@@ -130,6 +149,19 @@ def list_passes():
 def list_pipelines():
     """The named pipelines: Pipeline(name, passes, summary), name as passes= takes it ("-O1")."""
     return [Pipeline(*pipeline) for pipeline in _onnxopt.list_pipelines()]
+
+
+def list_targets():
+    """The targets optimize(target=...) takes: Target(name, passes, summary), the default
+    ("generic") first, passes the pipeline text it runs. As `onnx-opt --list-pipelines`."""
+    return [Target(*target) for target in _onnxopt.list_targets()]
+
+
+def _tensorrt_findings(dynamic_dims, int64_initializers, int64_outside_int32, int64_unread,
+                       non_onnx_ops, double_tensors):
+    return TensorRtFindings([DynamicDim(*dim) for dim in dynamic_dims], int64_initializers,
+                            [Int64Value(*value) for value in int64_outside_int32], int64_unread,
+                            non_onnx_ops, double_tensors)
 
 
 def _pass_names(skip):

@@ -5,8 +5,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -442,6 +444,138 @@ TEST(OptimizeFile, BadPipelineWritesNothing) {
   absl::Status status = optimizeFile(legacyClassifier().string(), output, "-O7");
   ASSERT_FALSE(status.ok());
   EXPECT_FALSE(std::filesystem::exists(output));
+}
+
+// ---- targets (OptimizeOptions::target, as onnx-opt --target) ----
+
+// A layer norm written out at opset 17 (fuse-layer-norm, which the ort and tensorrt targets run
+// and -O1 does not, makes it one LayerNormalization), a dynamic batch N, an op of another
+// domain and an INT64 weight outside int32: what the tensorrt target reports.
+constexpr char kTargetModel[] = R"(
+<ir_version: 8, opset_import: ["" : 17, "com.example" : 1]>
+norm (float[N,3,4] X, int64[2] I) => (float[N,3,4] Y, float[N,3,4] T, int64[2] B)
+<float two = {2.0}, float eps = {1e-05}, int64[2] big = {3, 4294967296}>
+{
+  m = ReduceMean<axes = [-1]>(X)
+  d = Sub(X, m)
+  p = Pow(d, two)
+  v = ReduceMean<axes = [-1]>(p)
+  ve = Add(v, eps)
+  s = Sqrt(ve)
+  Y = Div(d, s)
+  T = com.example.Twice(X)
+  B = Mul(I, big)
+}
+)";
+
+int countOps(const onnx::ModelProto& model, const std::string& op_type) {
+  int count = 0;
+  for (const onnx::NodeProto& node : model.graph().node()) count += node.op_type() == op_type;
+  return count;
+}
+
+TEST(MakePassManager, TargetBuildsItsPipeline) {
+  for (const Target& target : builtinTargets()) {
+    OptimizeOptions options;
+    options.target = target.name;
+    auto manager = makePassManager("-O1", options);
+    ASSERT_TRUE(manager.ok()) << target.name << ": " << manager.status();
+    EXPECT_EQ(manager->pipelineText(), *targetPipeline(target)) << target.name;
+    EXPECT_TRUE(manager->options().fixed_point) << target.name;
+  }
+}
+
+TEST(Optimize, TargetRunsItsPipeline) {
+  for (const char* name : {"ort", "tensorrt"}) {
+    onnx::ModelProto model = parse(kTargetModel);
+    OptimizeOptions options;
+    options.target = name;
+    ASSERT_TRUE(optimize(model, "-O1", options).ok()) << name;
+    EXPECT_EQ(countOps(model, "LayerNormalization"), 1) << name;
+    EXPECT_EQ(countOps(model, "ReduceMean"), 0) << name;
+  }
+  onnx::ModelProto generic = parse(kTargetModel);
+  OptimizeOptions options;
+  options.target = "generic";
+  ASSERT_TRUE(optimize(generic, "-O1", options).ok());
+  EXPECT_EQ(countOps(generic, "LayerNormalization"), 0);
+  EXPECT_EQ(countOps(generic, "ReduceMean"), 2);
+}
+
+TEST(Optimize, TargetTakesSkippedPasses) {
+  onnx::ModelProto model = parse(kTargetModel);
+  OptimizeOptions options;
+  options.target = "ort";
+  options.skip = {"fuse-layer-norm"};
+  ASSERT_TRUE(optimize(model, "-O1", options).ok());
+  EXPECT_EQ(countOps(model, "LayerNormalization"), 0);
+}
+
+TEST(Optimize, TensorRtTargetFindingsAreInTheReport) {
+  onnx::ModelProto model = parse(kTargetModel);
+  PipelineReport report;
+  OptimizeOptions options;
+  options.target = "tensorrt";
+  options.report = &report;
+  ASSERT_TRUE(optimize(model, "-O1", options).ok());
+  ASSERT_TRUE(report.tensorrt.has_value());
+  ASSERT_EQ(report.tensorrt->dynamic_dims.size(), 1u);
+  EXPECT_EQ(report.tensorrt->dynamic_dims[0].input, "X");
+  EXPECT_EQ(report.tensorrt->dynamic_dims[0].index, 0);
+  EXPECT_EQ(report.tensorrt->dynamic_dims[0].symbol, "N");
+  ASSERT_EQ(report.tensorrt->int64_overflows.size(), 1u);
+  EXPECT_EQ(report.tensorrt->int64_overflows[0].name, "big");
+  EXPECT_EQ(report.tensorrt->int64_overflows[0].value, 4294967296);
+  ASSERT_EQ(report.tensorrt->non_onnx_ops.size(), 1u);
+  EXPECT_EQ(report.tensorrt->non_onnx_ops[0].first, "com.example.Twice");
+
+  // optimizeBytes() reports the same; the fixed dim is no longer dynamic.
+  std::string bytes;
+  ASSERT_TRUE(parse(kTargetModel).SerializeToString(&bytes));
+  options.input_shapes = {{"X", {2, 3, 4}}};
+  ASSERT_TRUE(optimizeBytes(bytes, "-O1", options).ok());
+  ASSERT_TRUE(report.tensorrt.has_value());
+  EXPECT_TRUE(report.tensorrt->dynamic_dims.empty());
+  EXPECT_EQ(report.tensorrt->int64_overflows.size(), 1u);
+}
+
+TEST(Optimize, OnlyTheTensorRtTargetReportsFindings) {
+  for (const std::optional<std::string>& target :
+       {std::optional<std::string>(), std::optional<std::string>("generic"),
+        std::optional<std::string>("ort")}) {
+    onnx::ModelProto model = parse(kTargetModel);
+    PipelineReport report;
+    OptimizeOptions options;
+    options.target = target;
+    options.report = &report;
+    ASSERT_TRUE(optimize(model, "-O1", options).ok()) << target.value_or("(none)");
+    EXPECT_FALSE(report.tensorrt.has_value()) << target.value_or("(none)");
+  }
+}
+
+TEST(Optimize, TargetErrorsLeaveTheModel) {
+  const onnx::ModelProto original = parse(kTargetModel);
+  struct Case {
+    std::string target;
+    std::string pipeline;
+    std::vector<std::string> expected;
+  };
+  const std::vector<Case> cases = {
+      {"tpu", "-O1", {"unknown target 'tpu'; valid targets: generic, ort, tensorrt"}},
+      {"ort", "-O2", {"the target 'ort' is a pipeline of its own", "the pipeline '-O2'"}},
+      {"generic", "eliminate-dead-nodes", {"pipeline 'eliminate-dead-nodes'"}},
+  };
+  for (const Case& c : cases) {
+    onnx::ModelProto model = original;
+    OptimizeOptions options;
+    options.target = c.target;
+    absl::Status status = optimize(model, c.pipeline, options);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.target << ": " << status;
+    for (const std::string& text : c.expected) {
+      EXPECT_THAT(std::string(status.message()), HasSubstr(text));
+    }
+    EXPECT_EQ(model.SerializeAsString(), original.SerializeAsString()) << c.target;
+  }
 }
 
 // ---- registration in the global registry, as out-of-tree code does ----

@@ -500,7 +500,7 @@ int runUnguarded(const Options& options, Io& io, const PassRegistry& registry) {
   io.err.flush();
   record.after = ModelCensus::of(model);
   record.opset_after = model.opsetVersion("");
-  if (record.target == "tensorrt") record.tensorrt = checkTensorRt(model);
+  if (options.target.has_value()) record.tensorrt = checkForTarget(*options.target, model);
 
   start = std::chrono::steady_clock::now();
   absl::Status saved = save(model, options, io, progress.get(), &record.output_bytes);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/pass/pass.h"
 #include "onnxopt/pass/pass_registry.h"
+#include "onnxopt/pass/target.h"
 
 namespace onnxopt {
 
@@ -86,6 +88,9 @@ struct PipelineReport {
   // Every warning of every run, prefixed with the pass ("eliminate-dead-nodes: ..."), and the
   // pipeline's own.
   std::vector<std::string> warnings;
+  // What the target reports on the optimized model (checkForTarget): set by optimize() and its
+  // siblings for OptimizeOptions::target "tensorrt"; a PassManager's run() leaves it empty.
+  std::optional<TensorRtFindings> tensorrt;
 };
 
 // The runs of one pipeline position, summed over rounds.

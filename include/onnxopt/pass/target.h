@@ -5,6 +5,7 @@
 // optimized model it is known to reject or emulate (docs/targets.md).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,5 +64,10 @@ struct TensorRtFindings {
 };
 
 ONNXOPT_API TensorRtFindings checkTensorRt(ir::Model& model);
+
+// What the target called `target` reports on the optimized model: checkTensorRt for
+// "tensorrt"; nullopt for the targets that report nothing.
+ONNXOPT_API std::optional<TensorRtFindings> checkForTarget(absl::string_view target,
+                                                           ir::Model& model);
 
 }  // namespace onnxopt
