@@ -58,6 +58,7 @@ void AnalysisManager::nodeChanged(const ir::Node& node) {
 void AnalysisManager::invalidateAll() {
   shapes_.reset();
   retired_.clear();
+  nodes_by_op_.reset();
 }
 
 void AnalysisManager::retire(ir::Attribute attribute) { retired_.push_back(std::move(attribute)); }

@@ -35,6 +35,45 @@ std::vector<ir::Node*> allNodes(ir::Model& model) {
 
 }  // namespace
 
+std::vector<ir::Node*> GreedyRewriteDriver::firstSeeds(ir::Model& model, AnalysisManager& analyses,
+                                                       ChangeJournal& journal) const {
+  // Subgraph nodes are not listed: the journal records their changes only as "anything".
+  const bool one_graph = model.numGraphs() == 1;
+  const NodesByOp* listed = one_graph ? analyses.nodesByOp() : nullptr;
+  if (listed != nullptr) {
+    std::optional<std::vector<ir::Node*>> touched = journal.touchedSince(listed->mark);
+    // Past a quarter of the model, listing the nodes afresh costs less than what follows.
+    if (touched && touched->size() <= listed->num_nodes / 4) {
+      std::vector<std::pair<uint32_t, ir::Node*>> rooted;
+      for (const Root& root : roots_) {
+        auto of_op = listed->nodes.find(root.op->key());
+        if (of_op != listed->nodes.end()) {
+          rooted.insert(rooted.end(), of_op->second.begin(), of_op->second.end());
+        }
+      }
+      if (roots_.size() > 1) std::sort(rooted.begin(), rooted.end());
+      std::vector<ir::Node*> seeds;
+      seeds.reserve(rooted.size() + touched->size());
+      for (const auto& [position, node] : rooted) {
+        if (!node->isErased()) seeds.push_back(node);
+      }
+      seeds.insert(seeds.end(), touched->begin(), touched->end());
+      return seeds;
+    }
+  }
+  std::vector<ir::Node*> nodes = allNodes(model);
+  if (one_graph) {
+    NodesByOp listing;
+    listing.mark = journal.mark();
+    listing.num_nodes = nodes.size();
+    for (uint32_t position = 0; position < nodes.size(); ++position) {
+      listing.nodes[nodes[position]->opKey()].emplace_back(position, nodes[position]);
+    }
+    analyses.setNodesByOp(std::move(listing));
+  }
+  return nodes;
+}
+
 GreedyRewriteDriver::GreedyRewriteDriver(const RewritePatternSet& patterns,
                                          GreedyRewriteConfig config, PassContext& context)
     : config_(config), context_(context) {
@@ -183,9 +222,15 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
 
   for (int64_t iteration = 1; iteration <= config_.max_iterations; ++iteration) {
     result.iterations = iteration;
-    std::optional<std::vector<ir::Node*>> touched;
-    if (iteration == 1 && context_.revisitFrom()) touched = journal.touchedSince(*context_.revisitFrom());
-    seed(touched ? *touched : allNodes(model));
+    if (iteration > 1) {
+      seed(allNodes(model));
+    } else if (std::optional<std::vector<ir::Node*>> touched =
+                   context_.revisitFrom() ? journal.touchedSince(*context_.revisitFrom())
+                                          : std::nullopt) {
+      seed(*touched);
+    } else {
+      seed(firstSeeds(model, analyses, journal));
+    }
     absl::StatusOr<bool> changed =
         drain(limit_for(model.graph().numNodes()), iteration, /*verifying=*/false);
     if (!changed.ok()) return changed.status();

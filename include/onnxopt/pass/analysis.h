@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
 
@@ -54,6 +56,17 @@ class ONNXOPT_API ChangeJournal {
   const ir::Graph* main_graph_;
 };
 
+// The main graph's nodes by operator, as they were at a journal mark. With the nodes touched since
+// (ChangeJournal::touchedSince), they are every node a pattern pass must offer its patterns: the
+// nodes of its root operators, and the changed ones (a node becomes dead only through a change).
+// So only the pass that lists the nodes walks the whole model.
+struct NodesByOp {
+  ChangeJournal::Mark mark = 0;
+  // Per op key (ir::Node::opKey): the node and its position in the graph's list, in list order.
+  absl::flat_hash_map<uint32_t, std::vector<std::pair<uint32_t, ir::Node*>>> nodes;
+  size_t num_nodes = 0;
+};
+
 // The analyses passes share. Shapes are computed once, on first use, and kept through the
 // pipeline: rewriters tell the oracle what they change, ONNX shape inference runs at most once per
 // round, and a change no rewriter recorded drops everything.
@@ -78,6 +91,9 @@ class ONNXOPT_API AnalysisManager {
   // A rewriter replaced or removed `attribute`: its subgraphs stay alive as long as analyses may
   // hold answers about their values.
   void retire(ir::Attribute attribute);
+  // The nodes by operator a rewrite driver listed, or null; invalidateAll() drops them.
+  const NodesByOp* nodesByOp() const { return nodes_by_op_ ? &*nodes_by_op_ : nullptr; }
+  void setNodesByOp(NodesByOp listing) { nodes_by_op_ = std::move(listing); }
 
  private:
   ir::Model& model_;
@@ -85,6 +101,7 @@ class ONNXOPT_API AnalysisManager {
   uint64_t shapes_computed_at_ = 0;  // the model's modification count then
   int shape_computations_ = 0;
   std::vector<ir::Attribute> retired_;
+  std::optional<NodesByOp> nodes_by_op_;
 };
 
 }  // namespace onnxopt

@@ -56,6 +56,11 @@ class ONNXOPT_API GreedyRewriteDriver {
     std::vector<const RewritePattern*> patterns;  // by decreasing benefit
   };
   const Root* rootFor(const ir::Node& node) const;
+  // What the first iteration offers when this pass has no fixed point to resume from: the nodes
+  // of its root operators and those changed since an earlier pass listed the nodes by operator
+  // (AnalysisManager::nodesByOp), or every node, listed for the passes after.
+  std::vector<ir::Node*> firstSeeds(ir::Model& model, AnalysisManager& analyses,
+                                    ChangeJournal& journal) const;
   absl::StatusOr<GreedyRewriteResult> runWith(ir::Model& model, AnalysisManager& analyses,
                                               ChangeJournal& journal);
 
