@@ -16,8 +16,9 @@
 namespace onnxopt {
 
 struct GreedyRewriteConfig {
-  // An iteration offers every live node to the patterns, then every node the rewrites touched,
-  // until the worklist is empty: a fixed point for patterns that look only at the nodes a rewrite
+  // An iteration offers every live node to the patterns (the first iteration, after an earlier
+  // pass listed the nodes by operator, only the root operators' nodes and the changed ones), then
+  // every node the rewrites touched, until the worklist is empty: a fixed point for patterns that look only at the nodes a rewrite
   // requeues (the rewriter requeues the users, producers and operands of what it changes).
   // Another iteration follows only when one hit its rewrite limit, or, with confirm_fixed_point,
   // until one changes nothing; max_iterations caps them.
