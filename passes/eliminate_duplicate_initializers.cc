@@ -2,15 +2,17 @@
 // and bytes become one; readers of the others read the first. See
 // docs/passes/eliminate-duplicate-initializers.md.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
+#include "absl/types/span.h"
 #include "onnxopt/pass/pass.h"
 #include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/tensor_util.h"
@@ -22,31 +24,54 @@ namespace {
 // declaration from being read.
 constexpr int64_t kMaxCompareBytes = int64_t{1} << 40;
 
-// Element type and dims: only initializers alike in these are read and compared.
-using Signature = std::tuple<int32_t, std::vector<int64_t>>;
+// An initializer with the hash of what decides whether it can equal another: first its element
+// type and dims (alike ones only are read), then its elements. Sorted by (hash, position), equal
+// hashes come together and the first of equal initializers in the graph comes first.
+struct Candidate {
+  size_t hash;
+  size_t position;
+  ir::Value* value;
+  bool operator<(const Candidate& other) const {
+    return std::tie(hash, position) < std::tie(other.hash, other.position);
+  }
+};
 
-Signature signatureOf(const ir::Value& initializer) {
+size_t signatureHash(const ir::Value& initializer) {
   const ir::Tensor& tensor = *initializer.initializer();
-  return {tensor.dataType(), std::vector<int64_t>(tensor.dims().begin(), tensor.dims().end())};
+  return absl::HashOf(tensor.dataType(), absl::MakeConstSpan(tensor.dims()));
 }
 
-// An initializer read once, with the hash of its elements.
+// Calls `visit` with each run of two or more candidates of one hash.
+template <typename Visit>
+void forEachRunOfEqualHashes(std::vector<Candidate>& candidates, Visit visit) {
+  std::sort(candidates.begin(), candidates.end());
+  for (auto first = candidates.begin(); first != candidates.end();) {
+    auto last = std::find_if(first, candidates.end(),
+                             [&](const Candidate& c) { return c.hash != first->hash; });
+    if (last - first > 1) visit(absl::MakeSpan(&*first, last - first));
+    first = last;
+  }
+}
+
+// Its elements, or nullopt when they cannot be read as bytes (strings, segments, malformed or
+// unreadable data): such initializers are left alone.
 struct ReadInitializer {
   ir::Value* value;
   ConstantView view;
-  size_t hash;
 };
-
-// Nullopt when the elements cannot be read as bytes (strings, segments, malformed or unreadable
-// data): such initializers are left alone.
-std::optional<ReadInitializer> readWithHash(ir::Value& initializer) {
+std::optional<ReadInitializer> readElements(ir::Value& initializer) {
   absl::StatusOr<std::optional<ConstantView>> view = readConstant(initializer, kMaxCompareBytes);
   if (!view.ok() || !*view) return std::nullopt;
   std::string scratch;
-  const std::optional<absl::string_view> bytes = elementBytes((*view)->proto(), &scratch);
-  if (!bytes) return std::nullopt;
-  const size_t hash = absl::HashOf(*bytes);
-  return ReadInitializer{&initializer, *std::move(*view), hash};
+  if (!elementBytes((*view)->proto(), &scratch)) return std::nullopt;
+  return ReadInitializer{&initializer, *std::move(*view)};
+}
+
+std::optional<size_t> contentHash(ir::Value& initializer) {
+  const std::optional<ReadInitializer> read = readElements(initializer);
+  if (!read) return std::nullopt;
+  std::string scratch;
+  return absl::HashOf(*elementBytes(read->view.proto(), &scratch));
 }
 
 // Whether the initializer's value is fixed: a graph input's may be fed by the caller, and one
@@ -75,41 +100,59 @@ class EliminateDuplicateInitializers final : public Pass {
   // Returns how many initializers it removed.
   static int64_t mergeDuplicates(ir::Graph& graph, const absl::flat_hash_set<std::string>& bound,
                                  PassContext& context) {
-    int64_t removed = 0;
-    // Groups in the graph's order, so that the first of equal initializers is the one kept.
-    absl::flat_hash_map<Signature, size_t> group_of;
-    std::vector<std::vector<ir::Value*>> groups;
+    std::vector<Candidate> alike;
     for (ir::Value* initializer : graph.initializers()) {
-      if (!fixedValue(*initializer, bound)) continue;
-      const auto [entry, inserted] = group_of.try_emplace(signatureOf(*initializer), groups.size());
-      if (inserted) groups.emplace_back();
-      groups[entry->second].push_back(initializer);
-    }
-    for (const std::vector<ir::Value*>& members : groups) {
-      if (members.size() < 2) continue;
-      absl::flat_hash_map<size_t, std::vector<ReadInitializer>> kept_by_hash;
-      for (ir::Value* member : members) {
-        std::optional<ReadInitializer> read = readWithHash(*member);
-        if (!read) continue;
-        std::vector<ReadInitializer>& kept = kept_by_hash[read->hash];
-        ir::Value* original = nullptr;
-        for (const ReadInitializer& candidate : kept) {
-          if (sameTensorContents(candidate.view.proto(), read->view.proto())) {
-            original = candidate.value;
-            break;
-          }
-        }
-        // A graph output keeps its name, so it stays; it may still be the one others read.
-        if (original == nullptr || member->isGraphOutput()) {
-          kept.push_back(*std::move(read));
-          continue;
-        }
-        replaceAllUsesRecorded(*member, *original, context);
-        graph.removeInitializer(member);
-        ++removed;
+      if (fixedValue(*initializer, bound)) {
+        alike.push_back({signatureHash(*initializer), alike.size(), initializer});
       }
     }
-    return removed;
+    // Elements are hashed one initializer at a time, and read again only to compare equal
+    // hashes: external data is never all in memory at once.
+    std::vector<Duplicate> duplicates;
+    forEachRunOfEqualHashes(alike, [&](absl::Span<Candidate> run) {
+      std::vector<Candidate> contents;
+      for (const Candidate& candidate : run) {
+        if (std::optional<size_t> hash = contentHash(*candidate.value)) {
+          contents.push_back({*hash, candidate.position, candidate.value});
+        }
+      }
+      forEachRunOfEqualHashes(contents, [&](absl::Span<Candidate> equal_hashes) {
+        findDuplicates(equal_hashes, &duplicates);
+      });
+    });
+    // In the graph's order, whatever the hashes (they differ between processes).
+    std::sort(duplicates.begin(), duplicates.end());
+    for (const Duplicate& duplicate : duplicates) {
+      replaceAllUsesRecorded(*duplicate.value, *duplicate.original, context);
+      graph.removeInitializer(duplicate.value);
+    }
+    return static_cast<int64_t>(duplicates.size());
+  }
+
+  struct Duplicate {
+    size_t position;
+    ir::Value* value;
+    ir::Value* original;
+    bool operator<(const Duplicate& other) const { return position < other.position; }
+  };
+
+  // Candidates of one content hash, in graph order.
+  static void findDuplicates(absl::Span<const Candidate> candidates,
+                             std::vector<Duplicate>* duplicates) {
+    std::vector<ReadInitializer> kept;
+    for (const Candidate& candidate : candidates) {
+      std::optional<ReadInitializer> read = readElements(*candidate.value);
+      if (!read) continue;
+      const auto original = std::find_if(kept.begin(), kept.end(), [&](const ReadInitializer& k) {
+        return sameTensorContents(k.view.proto(), read->view.proto());
+      });
+      // A graph output keeps its name, so it stays; it may still be the one others read.
+      if (original == kept.end() || read->value->isGraphOutput()) {
+        kept.push_back(*std::move(read));
+        continue;
+      }
+      duplicates->push_back({candidate.position, read->value, original->value});
+    }
   }
 };
 

@@ -44,14 +44,15 @@ std::vector<ir::Node*> GreedyRewriteDriver::firstSeeds(ir::Model& model, Analysi
     std::optional<std::vector<ir::Node*>> touched = journal.touchedSince(listed->mark);
     // Past a quarter of the model, listing the nodes afresh costs less than what follows.
     if (touched && touched->size() <= listed->num_nodes / 4) {
+      // Each op's list is in list order already: merging them keeps it, in linear time.
       std::vector<std::pair<uint32_t, ir::Node*>> rooted;
       for (const Root& root : roots_) {
         auto of_op = listed->nodes.find(root.op->key());
-        if (of_op != listed->nodes.end()) {
-          rooted.insert(rooted.end(), of_op->second.begin(), of_op->second.end());
-        }
+        if (of_op == listed->nodes.end()) continue;
+        const auto middle = static_cast<std::ptrdiff_t>(rooted.size());
+        rooted.insert(rooted.end(), of_op->second.begin(), of_op->second.end());
+        std::inplace_merge(rooted.begin(), rooted.begin() + middle, rooted.end());
       }
-      if (roots_.size() > 1) std::sort(rooted.begin(), rooted.end());
       std::vector<ir::Node*> seeds;
       seeds.reserve(rooted.size() + touched->size());
       for (const auto& [position, node] : rooted) {
