@@ -2,10 +2,13 @@
 // Y = Gemm(A, B, bias) when A and B are 2-D, the bias provably broadcasts to the MatMul's [M, N]
 // result without changing the Add's output, and the element type is a floating type Gemm takes
 // in the model's opset. With {allow-reshape=true}, an A of rank > 2 (with a 2-D B) is flattened
-// to 2-D around the Gemm and the result reshaped back. Before opset 7 Add and Gemm broadcast by
-// legacy rules the spec leaves vague: only a bias of exactly [M, N] fuses there.
+// to 2-D around the Gemm and the result reshaped back, where that leaves the graph no bigger
+// (the 2-D A or the 2-D readers of the result are already there), or always with
+// {allow-growth=true}. Before opset 7 Add and Gemm broadcast by legacy rules the spec leaves
+// vague: only a bias of exactly [M, N] fuses there.
 // See docs/passes/fuse-matmul-add-gemm.md.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -78,10 +81,80 @@ std::string fusedName(const std::string& matmul, const std::string& add) {
   return absl::StrCat(matmul, "_", add.substr(common));
 }
 
+// The axis a Flatten of a rank-r input flattens at, negative axes counted from the end.
+int64_t flattenAxis(const ir::Node& flatten, size_t r) {
+  const int64_t axis = flatten.intAttr("axis", 1);
+  return axis < 0 ? axis + static_cast<int64_t>(r) : axis;
+}
+
+// The model's own 2-D form of a rank-r A, when A = Reshape(X, shape) with X of [P, K], K the
+// same known positive size as A's last dim: then X is exactly Flatten<axis=r-1>(A) (a Reshape
+// keeps the elements in order, and equal sizes with K > 0 make P the product of A's leading dims).
+ir::Value* twoDimensionalSource(const ir::Value& a, const Shape& shape_a, ShapeOracle& shapes) {
+  const ir::Node* reshape = producerOf(&a, "Reshape");
+  if (reshape == nullptr || reshape->input(0) == nullptr) return nullptr;
+  ir::Value& x = *reshape->input(0);
+  const std::optional<Shape>& shape_x = shapes.typeOf(x).shape();
+  const Dim& k = shape_a.back();
+  if (!shape_x || shape_x->size() != 2 || !k.isKnown() || k.value() <= 0 ||
+      !(*shape_x)[1].provablyEquals(k)) {
+    return nullptr;
+  }
+  return &x;
+}
+
+// What flattening A and reshaping the product back changes in the graph, for the rule that
+// the fusion must leave it no bigger.
+struct ReshapeSites {
+  // The Gemm's A: the model's own 2-D form of A (twoDimensionalSource), or null for a new
+  // Flatten.
+  ir::Value* a_2d = nullptr;
+  // A's producer is read only by the MatMul: it goes with it.
+  bool a_producer_goes = false;
+  // Readers Flatten<axis=r-1>(Y): each computes the Gemm's result, which replaces it.
+  std::vector<const ir::Node*> flatten_readers;
+  // Readers Reshape(Y, shape) whose result does not depend on Y's dims (allowzero=1, or a
+  // constant shape without a 0): they may read the Gemm's result instead.
+  std::vector<const ir::Node*> reshape_readers;
+  // Some other use of Y (another node, a subgraph, a graph output) needs Y's own shape.
+  bool needs_reshape_back = false;
+};
+
+ReshapeSites surveyReshapeSites(const ir::Node& add, const ir::Value& a, const Shape& shape_a,
+                                ShapeOracle& shapes) {
+  ReshapeSites sites;
+  sites.a_2d = twoDimensionalSource(a, shape_a, shapes);
+  sites.a_producer_goes = sites.a_2d != nullptr && a.hasOneUse() && !a.isGraphOutput();
+  const size_t r = shape_a.size();
+  for (const ir::Use& use : add.output(0)->uses()) {
+    const ir::Node* reader = use.user();
+    if (reader != nullptr && reader->graph() == add.graph() && use.index() == 0 &&
+        reader->domain().empty()) {
+      if (reader->opType() == "Flatten" && flattenAxis(*reader, r) == static_cast<int64_t>(r - 1)) {
+        sites.flatten_readers.push_back(reader);
+        continue;
+      }
+      if (reader->opType() == "Reshape" && reader->input(1) != nullptr) {
+        const std::optional<std::vector<int64_t>> target = shapes.constantInts(*reader->input(1));
+        const bool has_zero =
+            !target || std::find(target->begin(), target->end(), 0) != target->end();
+        if (reader->intAttr("allowzero", 0) == 1 || !has_zero) {
+          sites.reshape_readers.push_back(reader);
+          continue;
+        }
+      }
+    }
+    sites.needs_reshape_back = true;
+  }
+  return sites;
+}
+
 class FuseMatMulAdd final : public RewritePattern {
  public:
-  explicit FuseMatMulAdd(const PassOption<bool>* allow_reshape)
-      : RewritePattern("fuse-matmul-add", {"Add", 1}), allow_reshape_(allow_reshape) {}
+  FuseMatMulAdd(const PassOption<bool>* allow_reshape, const PassOption<bool>* allow_growth)
+      : RewritePattern("fuse-matmul-add", {"Add", 1}),
+        allow_reshape_(allow_reshape),
+        allow_growth_(allow_growth) {}
 
   LogicalResult matchAndRewrite(const ir::Node& add, PatternRewriter& rewriter) const override {
     const ir::Node* matmuls[2] = {producerOf(add.input(0), "MatMul"),
@@ -204,11 +277,29 @@ class FuseMatMulAdd final : public RewritePattern {
                                   "broadcast the same way over the flattened rows"));
     }
 
-    // With a flattened A: how to build the shape to reshape the result back to.
+    // With a flattened A: what it reuses and replaces, how to build the shape to reshape the
+    // result back to, and whether all that leaves the graph no bigger.
+    ReshapeSites sites;
     ReshapePlan plan;
     if (reshape) {
-      if (LogicalResult planned = planReshape(*shape_a, *y, n, opset, &plan); failed(planned)) {
-        return decline(plan.why_not);
+      // The shape back is an int64 Constant, which opset 9 brought (and before opset 7 the
+      // bias broadcasts by legacy rules against the unflattened [M, N]).
+      if (opset < 9) {
+        return decline("reshaping around the Gemm needs an int64 Constant (opset 9 on)");
+      }
+      sites = surveyReshapeSites(add, a, *shape_a, shapes);
+      if (sites.needs_reshape_back) {
+        if (LogicalResult planned = planReshape(*shape_a, *y, n, opset, &plan); failed(planned)) {
+          return decline(plan.why_not);
+        }
+      }
+      const size_t added = 1 + (sites.a_2d ? 0 : 1) +
+                           (sites.needs_reshape_back ? reshapeBackNodes(plan, n, opset) : 0);
+      const size_t removed = 2 + (sites.a_producer_goes ? 1 : 0) + sites.flatten_readers.size();
+      if (added > removed && !**allow_growth_) {
+        return decline(absl::StrCat("A has rank ", r, ": the Gemm with its Flatten/Reshape would "
+                                    "add ", added, " nodes for the ", removed,
+                                    " it removes (allow-growth=true would fuse anyway)"));
       }
     }
 
@@ -229,11 +320,26 @@ class FuseMatMulAdd final : public RewritePattern {
       return success();
     }
 
-    // Flatten<axis=r-1>(A) is [d0*...*d(r-2), K] (no need to know K); Gemm; Reshape back.
-    ir::Node* flatten = create("Flatten", {&a}, a.name() + "_2d", gemm_name + "_flatten");
-    rewriter.setIntAttr(*flatten, "axis", static_cast<int64_t>(r - 1));
-    ir::Node* gemm =
-        create("Gemm", {flatten->output(0), &b, &bias}, out_name + "_2d", gemm_name);
+    // Flatten<axis=r-1>(A) is [d0*...*d(r-2), K] (no need to know K), unless the model has it.
+    ir::Value* a_2d = sites.a_2d;
+    if (a_2d == nullptr) {
+      ir::Node* flatten = create("Flatten", {&a}, a.name() + "_2d", gemm_name + "_flatten");
+      rewriter.setIntAttr(*flatten, "axis", static_cast<int64_t>(r - 1));
+      a_2d = flatten->output(0);
+    }
+    ir::Node* gemm = create("Gemm", {a_2d, &b, &bias}, out_name + "_2d", gemm_name);
+    ir::Value& product_2d = *gemm->output(0);
+    // The readers that want the 2-D result take it (a Flatten reader's output becomes the
+    // Gemm's, name and all).
+    for (const ir::Node* flatten : sites.flatten_readers) {
+      rewriter.replaceAllUsesWith(*flatten->output(0), product_2d);
+      rewriter.eraseNode(*flatten);
+    }
+    for (const ir::Node* reader : sites.reshape_readers) rewriter.setInput(*reader, 0, &product_2d);
+    if (!sites.needs_reshape_back) {
+      rewriter.eraseNode(add);
+      return success();
+    }
 
     ir::Value* target = nullptr;
     auto constant = [&](const std::vector<int64_t>& values, const std::string& hint) {
@@ -264,7 +370,7 @@ class FuseMatMulAdd final : public RewritePattern {
       rewriter.setIntAttr(*concat, "axis", 0);
       target = concat->output(0);
     }
-    ir::Node* back = rewriter.replaceRootWithNewNode("Reshape", {gemm->output(0), target}, "",
+    ir::Node* back = rewriter.replaceRootWithNewNode("Reshape", {&product_2d, target}, "",
                                                      gemm_name + "_reshape");
     // The run-time shape may hold a 0 (an empty tensor): with allowzero=1 it means 0, not "copy
     // the input's dim". planReshape only goes there from opset 14, where allowzero exists.
@@ -299,13 +405,18 @@ class FuseMatMulAdd final : public RewritePattern {
     std::string why_not;
   };
 
+  // The nodes tryFuse makes to reshape the result back by `plan`: the Reshape and its shape (a
+  // Constant, or Shape(A)[0:r-1] and N (a Constant or Shape(B)[1:2]) into a Concat, each slice
+  // one Shape<start, end> from opset 15, else Shape, Slice and two Constants).
+  static size_t reshapeBackNodes(const ReshapePlan& plan, const Dim& n, int64_t opset) {
+    if (plan.static_shape) return 2;
+    const size_t slice = opset >= 15 ? 1 : 4;
+    return 2 + slice + (n.isKnown() ? 1 : slice);
+  }
+
   // Decides how the [P, N] Gemm result is reshaped back to A's leading dims + [N].
   static LogicalResult planReshape(const Shape& shape_a, const std::optional<Shape>& y,
                                    const Dim& n, int64_t opset, ReshapePlan* plan) {
-    if (opset < 9) {
-      plan->why_not = "reshaping around the Gemm needs an int64 Constant (opset 9 on)";
-      return failure();
-    }
     const size_t r = shape_a.size();
     // Known positive sizes stay; one dim that is not gets -1 (Reshape infers it, correctly
     // even for an empty tensor as the other sizes are positive); a known 0 would mean "copy".
@@ -334,6 +445,7 @@ class FuseMatMulAdd final : public RewritePattern {
   }
 
   const PassOption<bool>* allow_reshape_;
+  const PassOption<bool>* allow_growth_;
 };
 
 class FuseMatMulAddGemm final : public PatternPass {
@@ -342,12 +454,17 @@ class FuseMatMulAddGemm final : public PatternPass {
 
  private:
   void populatePatterns(RewritePatternSet& patterns) const override {
-    patterns.add<FuseMatMulAdd>(&allow_reshape_);
+    patterns.add<FuseMatMulAdd>(&allow_reshape_, &allow_growth_);
   }
 
   PassOption<bool> allow_reshape_{
       *this, "allow-reshape", false,
-      "also fuse when A has rank > 2 (B 2-D): flatten A to 2-D around the Gemm and reshape back"};
+      "also fuse when A has rank > 2 (B 2-D): flatten A to 2-D around the Gemm and reshape back, "
+      "where the graph gets no bigger"};
+  PassOption<bool> allow_growth_{
+      *this, "allow-growth", false,
+      "with allow-reshape, fuse even where the Flatten/Reshape around the Gemm add more nodes "
+      "than the fusion removes"};
 };
 
 }  // namespace

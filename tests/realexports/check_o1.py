@@ -22,8 +22,11 @@ Checked on the main graph of each optimized model (these exports have no subgrap
                    whose input is a Conv/ConvTranspose output read by nothing else and not a
                    graph output, with constant Conv weight (read by nothing else, or the pass
                    would have to copy it), Conv bias and BatchNormalization parameters.
-Each model gets one line of what remains (op counts) and one line per leftover. Exit 0 when no
-model has a failing leftover, 1 otherwise, 2 on a usage or environment error.
+Each model gets one line of what remains (op counts) and one line per leftover.
+Then `onnx-opt -O2` on each model must leave it no bigger than -O1 does (issue 19: -O2 fuses a
+MatMul+Add of N-D activations only where the Flatten/Reshape around the Gemm do not add nodes),
+and so no bigger than the export: a larger count fails the model ("o2-growth").
+Exit 0 when no model has a failing leftover, 1 otherwise, 2 on a usage or environment error.
 """
 
 import argparse
@@ -267,8 +270,8 @@ def describe(node):
     return f"{node.op_type} '{node.name}' -> {', '.join(node.output)}"
 
 
-def optimize(onnx_opt, source, target):
-    result = subprocess.run([onnx_opt, "-O1", "-q", source, "-o", target],
+def optimize(onnx_opt, source, target, level="-O1"):
+    result = subprocess.run([onnx_opt, level, "-q", source, "-o", target],
                             capture_output=True, text=True)
     if result.returncode != 0:
         return result.stderr.strip() or f"exit status {result.returncode}"
@@ -290,17 +293,26 @@ def check_model(onnx_opt, source, target):
         print(f"FAIL {name}: onnx shape inference failed on the optimized model: {error}")
         return False
     leftovers = [leftover for check in CHECKS for leftover in check(g)]
+    o2_target = target[:-len(".onnx")] + ".O2.onnx"
+    error = optimize(onnx_opt, source, o2_target, "-O2")
+    if error is not None:
+        print(f"FAIL {name}: onnx-opt -O2 failed: {error}")
+        return False
+    o2_nodes = len(onnx.load(o2_target, load_external_data=False).graph.node)
+    if o2_nodes > len(after.graph.node):
+        leftovers.append(("o2-growth", None, f"-O2 leaves {o2_nodes} nodes, -O1 "
+                          f"{len(after.graph.node)} (the export has {len(before.graph.node)})"))
     failing = [item for item in leftovers if item[0] != "size-guard"]
     counts = collections.Counter(n.op_type for n in after.graph.node)
     remains = ", ".join(f"{op} {count}" for op, count in sorted(counts.items()))
     verdict = "FAIL" if failing else "PASS"
     print(f"{verdict} {name}: {len(before.graph.node)} -> {len(after.graph.node)} nodes "
-          f"({remains})")
+          f"({remains}); -O2: {o2_nodes} nodes")
     by_kind = collections.Counter(kind for kind, _, _ in leftovers)
     if by_kind:
         print("  leftovers: " + ", ".join(f"{kind} {count}" for kind, count in sorted(by_kind.items())))
     for kind, node, why in leftovers:
-        print(f"  {kind}: {describe(node)}: {why}")
+        print(f"  {kind}: {describe(node) + ': ' if node is not None else ''}{why}")
     return not failing
 
 
@@ -308,8 +320,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("onnx_opt")
     parser.add_argument("model_dir")
-    parser.add_argument("--keep-dir", help="write the optimized models here (default: a "
-                        "temporary directory, removed at the end)")
+    parser.add_argument("--keep-dir", help="write the optimized models here (NAME.onnx at -O1, "
+                        "NAME.O2.onnx at -O2; default: a temporary directory, removed at the end)")
     parser.add_argument("--only", help="check only the models whose file name contains this")
     options = parser.parse_args()
     if not os.access(options.onnx_opt, os.X_OK):
