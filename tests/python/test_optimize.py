@@ -1,6 +1,7 @@
 """onnxopt.optimize: torch-exported and legacy models cleaned in memory, checked with the ONNX
 checker and against ONNX Runtime; every input form; output=; external data; statistics."""
 
+import io
 import os
 import pathlib
 import sys
@@ -34,6 +35,32 @@ def test_linear_3d_export_becomes_a_gemm_only_when_growth_is_allowed(linear_3d, 
     assert "MatMul" not in op_types(grown) and "Transpose" not in op_types(grown)
     assert "Gemm" in op_types(grown)
     check_against_ort(linear_3d, grown, tmp_path, ort_compare)
+
+
+def test_view_sandwich_becomes_one_gemm_at_O2(tmp_path, ort_compare):
+    """x.view(2, 5, 4) -> nn.Linear -> .reshape(-1, 3): the Gemm reads the 2-D input and gives
+    the 2-D result, so -O2 fuses the 3-D MatMul+Add without a Flatten or a Reshape back."""
+    import torch
+
+    class ViewLinear(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = torch.nn.Linear(4, 3)
+
+        def forward(self, x):
+            return self.linear(x.view(2, 5, 4)).reshape(-1, 3)
+
+    torch.manual_seed(3)
+    buffer = io.BytesIO()
+    torch.onnx.export(ViewLinear().eval(), (torch.randn(10, 4),), buffer, opset_version=13,
+                      input_names=["x"], output_names=["y"])
+    model = onnx.load_model_from_string(buffer.getvalue())
+    assert [op for op in op_types(model) if op != "Constant"] == ["Reshape", "MatMul", "Add",
+                                                                  "Reshape"]
+    optimized = onnxopt.optimize(model, "-O2")
+    assert op_types(optimized) == ["Gemm"]
+    assert op_types(onnxopt.optimize(model, "-O1")) == ["Reshape", "MatMul", "Add", "Reshape"]
+    check_against_ort(model, optimized, tmp_path, ort_compare)
 
 
 def test_legacy_head_in_one_call(legacy_head, tmp_path, ort_compare):
