@@ -104,3 +104,101 @@ def test_target_with_another_pipeline_is_refused():
 def test_target_must_be_a_str():
     with pytest.raises(TypeError):
         onnxopt.optimize(TRANSFORMER_13, target=1)
+
+
+# ---- torch exports made here (issue 20's done-when): one LayerNormalization per norm layer,
+# no ReduceMean left, and ONNX Runtime gives the export's outputs (rtol 1e-4, atol 1e-5:
+# tests/equivalence/lib/harness.mjs).
+
+def torch_encoder():
+    import torch
+
+    torch.manual_seed(11)
+    layer = torch.nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32, dropout=0.0)
+    model = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+    randomize_layer_norms(model)
+    return model, torch.randn(5, 2, 16), {0: "seq", 1: "batch"}
+
+
+class GptBlock:
+    """A pre-norm GPT block: nn.LayerNorm, MultiheadAttention, an MLP with nn.GELU."""
+
+    @staticmethod
+    def make(approximate):
+        import torch
+        from torch import nn
+
+        class Block(nn.Module):
+            def __init__(self, h=16, heads=2):
+                super().__init__()
+                self.ln1, self.ln2 = nn.LayerNorm(h), nn.LayerNorm(h)
+                self.attn = nn.MultiheadAttention(h, heads, batch_first=True)
+                self.mlp = nn.Sequential(nn.Linear(h, 4 * h), nn.GELU(approximate=approximate),
+                                         nn.Linear(4 * h, h))
+
+            def forward(self, x):
+                a = self.ln1(x)
+                x = x + self.attn(a, a, a, need_weights=False)[0]
+                return x + self.mlp(self.ln2(x))
+
+        torch.manual_seed(12)
+        model = Block()
+        randomize_layer_norms(model)
+        return model, torch.randn(2, 5, 16), {0: "batch", 1: "seq"}
+
+
+def randomize_layer_norms(model):
+    """Fresh LayerNorms have scale 1 and bias 0, which would hide a scale/bias mix-up."""
+    import torch
+
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, torch.nn.LayerNorm):
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.5, 0.5)
+
+
+def export_to(path, make, opset):
+    import warnings
+
+    import torch
+
+    model, example, dynamic = make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model.eval(), (example,), str(path), opset_version=opset,
+                          input_names=["x"], output_names=["y"],
+                          dynamic_axes={"x": dynamic, "y": dynamic})
+    return path
+
+
+# name -> (builder, export opset, norm layers)
+TORCH_CASES = {
+    "encoder_opset17": (torch_encoder, 17, 4),
+    "encoder_opset13": (torch_encoder, 13, 4),
+    "gpt_block_gelu_none_opset17": (lambda: GptBlock.make("none"), 17, 2),
+    "gpt_block_gelu_tanh_opset17": (lambda: GptBlock.make("tanh"), 17, 2),
+}
+
+
+@pytest.mark.parametrize("name", TORCH_CASES)
+def test_ort_target_on_torch_exports(name, tmp_path, ort_compare):
+    make, opset, norms = TORCH_CASES[name]
+    source = export_to(tmp_path / f"{name}.onnx", make, opset)
+    target_opset = 17 if opset < 17 else None
+    if opset < 17:
+        assert count(onnx.load(source), "ReduceMean") == 2 * norms, "torch decomposes it before 17"
+    optimized = tmp_path / f"{name}.ort.onnx"
+    args = ["--target=ort", "-o", str(optimized), "-q"]
+    if target_opset:
+        args.append(f"--target-opset={target_opset}")
+    result = run_cli(str(source), *args)
+    assert result.returncode == 0, result.stderr
+    model = onnx.load(optimized)
+    assert count(model, "LayerNormalization") == norms
+    assert count(model, "ReduceMean") == 0
+    # Python writes what the command line writes.
+    written = tmp_path / f"{name}.python.onnx"
+    onnxopt.optimize(str(source), target="ort", target_opset=target_opset, output=written)
+    assert written.read_bytes() == optimized.read_bytes()
+    ort_compare(source, optimized)

@@ -47,3 +47,19 @@ def test_refusals_raise_the_cli_message(model, opset, tmp_path):
 def test_target_opset_must_be_an_int():
     with pytest.raises(TypeError):
         onnxopt.optimize(TRANSFORMER_13, target_opset="17")
+
+
+def test_opset11_dynamic_batch_transformer_is_refused_naming_the_op(tmp_path):
+    # ONNX 1.12's Softmax 12 -> 13 adapter needs its input's rank, which shape inference cannot
+    # find behind the attention's Slice of computed bounds (docs/limits.md): the run fails
+    # naming the op, and writes nothing.
+    model = os.path.join(TORCH, "transformer_op11_dynbatch.onnx")
+    out = tmp_path / "out.onnx"
+    result = run_cli(model, "--target-opset=17", "--target=ort", "-o", str(out))
+    assert result.returncode == 1, result.stderr
+    message = cli_error(model, "--target-opset=17", "-o", str(out))
+    assert "Softmax" in message and "from 11 to 17" in message, message
+    assert not out.exists()
+    with pytest.raises(onnxopt.OptimizeError) as info:
+        onnxopt.optimize(model, target_opset=17)
+    assert "Softmax" in str(info.value)
