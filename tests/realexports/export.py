@@ -12,6 +12,11 @@ Two sets, one model file each, named after what it is:
     BatchNormalization), <model>-preserve.onnx (model.eval(), TrainingMode.PRESERVE: torch
     keeps BatchNormalization after Conv), <model>-eval.onnx (model.eval(), TrainingMode.EVAL,
     torch's defaults: the export users usually make).
+  legacy Dropout (issue 19): the TransformerEncoder in training mode at opsets 9 and 11
+    (model.train(), TrainingMode.TRAINING, no constant folding): <model>-train-opset<N>.onnx.
+    Before opset 12 Dropout has no training mode: by the spec each of its eight Dropouts is a
+    no-op that -O1 must remove, and ONNX Runtime runs it as the identity whatever its ratio, so
+    torch's ratios (0.1) stay.
 
 Weights are random but seeded (BatchNormalization statistics too), so every run writes the
 same models. A combination torch cannot export is skipped only when it is listed in
@@ -37,6 +42,7 @@ except ImportError as error:
 
 FOLDING_OPSETS = (9, 13, 17)
 CATALOGUE_OPSET = 17
+LEGACY_DROPOUT_OPSETS = (9, 11)
 SEQ, BATCH = 5, 2
 
 # File name -> why torch 1.13 cannot export that combination. Empty: it exports every one. An
@@ -117,12 +123,15 @@ def combinations():
     for key, make in CATALOGUE_MODELS.items():
         for mode, (train, training, folding) in CATALOGUE_MODES.items():
             yield (f"{key}-{mode}.onnx", key, make, CATALOGUE_OPSET, train, training, folding)
+    for opset in LEGACY_DROPOUT_OPSETS:
+        yield (f"transformer_encoder-train-opset{opset}.onnx", "transformer_encoder",
+               transformer_encoder, opset, True, torch.onnx.TrainingMode.TRAINING, False)
 
 
 def zero_dropout_ratios(model):
-    """A training Dropout draws a fresh mask on every run, so ONNX Runtime could not compare
-    the model before and after optimization. Ratio 0 keeps the Dropout nodes (training_mode
-    true, so no pass may drop them) and makes them deterministic."""
+    """A training Dropout (opset 12+, training_mode true) draws a fresh mask on every run, so
+    ONNX Runtime could not compare the model before and after optimization. Ratio 0 keeps the
+    Dropout nodes (training_mode true, so no pass may drop them) and makes them deterministic."""
     for module in model.modules():
         if isinstance(module, torch.nn.Dropout):
             module.p = 0.0
@@ -134,7 +143,7 @@ def export(path, key, make, opset, train, training, folding):
     seed_everything(sum(map(ord, key)))
     model, args, input_names, output_names, dynamic_axes = make()
     model.train(train)
-    if train:
+    if train and opset >= 12:
         zero_dropout_ratios(model)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
