@@ -388,6 +388,7 @@ class ProtoImporter {
     if (proto.has_t() && proto.t().data_location() == onnx::TensorProto::EXTERNAL) {
       auto checked = external_data_.resolve(proto.t());
       if (!checked.ok()) return annotate(checked.status(), *node, proto);
+      model_->keeps_weights_external_ = true;
     }
     if (proto.has_t()) {
       absl::Status checked = checkTensorData(proto.t());
@@ -430,6 +431,7 @@ class ProtoImporter {
     }
     auto external = external_data_.resolve(*proto);
     if (!external.ok()) return external.status();
+    model_->keeps_weights_external_ = true;
     auto tensor = std::shared_ptr<Tensor>(
         new Tensor(std::move(proto), std::move(arena), *std::move(external)));
     if (options_.load_external_data) {

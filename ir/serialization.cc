@@ -388,30 +388,52 @@ absl::Status relocateExternalData(const Model& model, const std::string& output_
   return status;
 }
 
-// Moves the largest inline tensors out until the model fits under the limit.
-absl::Status offloadLargeTensors(const Model& model, int64_t excess, ExternalDataWriter& writer) {
-  std::vector<const Value*> candidates;
+// Inline raw-data initializers not yet moved out: what saving may write to external data.
+std::vector<const Value*> inlineRawDataInitializers(const Model& model,
+                                                    const ExternalDataWriter& writer) {
+  std::vector<const Value*> inline_tensors;
   forEachInitializer(model.graph(), [&](const Value& value) {
     const Tensor& tensor = *value.initializer();
     if (!tensor.isExternal() && !writer.replacement(value) && tensor.proto().has_raw_data()) {
-      candidates.push_back(&value);
+      inline_tensors.push_back(&value);
     }
   });
+  return inline_tensors;
+}
+
+// Writes an inline tensor's bytes to the data file, straight from the model.
+absl::Status moveOutOfLine(const Value& value, ExternalDataWriter& writer) {
+  // Copy everything but the bytes: swap them out of the proto for the copy, then back.
+  auto& proto = const_cast<onnx::TensorProto&>(value.initializer()->proto());
+  std::string bytes;
+  bytes.swap(*proto.mutable_raw_data());
+  onnx::TensorProto metadata;
+  metadata.CopyFrom(proto);
+  bytes.swap(*proto.mutable_raw_data());
+  return writer.append(value, metadata, proto.raw_data());
+}
+
+// A model that keeps its weights external gets the inline ones of `threshold` bytes or more
+// (folded and fused weights, mostly) written alongside them, in model order.
+absl::Status moveWeightsOverThreshold(const Model& model, int64_t threshold,
+                                      ExternalDataWriter& writer) {
+  for (const Value* value : inlineRawDataInitializers(model, writer)) {
+    if (static_cast<int64_t>(value->initializer()->proto().raw_data().size()) < threshold) continue;
+    if (absl::Status status = moveOutOfLine(*value, writer); !status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+// Moves the largest inline tensors out until the model fits under the limit.
+absl::Status offloadLargeTensors(const Model& model, int64_t excess, ExternalDataWriter& writer) {
+  std::vector<const Value*> candidates = inlineRawDataInitializers(model, writer);
   std::sort(candidates.begin(), candidates.end(), [](const Value* a, const Value* b) {
     return a->initializer()->proto().raw_data().size() > b->initializer()->proto().raw_data().size();
   });
   for (const Value* value : candidates) {
     if (excess <= 0) break;
-    // Copy everything but the bytes: swap them out of the proto for the copy, then back.
-    auto& proto = const_cast<onnx::TensorProto&>(value->initializer()->proto());
-    std::string bytes;
-    bytes.swap(*proto.mutable_raw_data());
-    onnx::TensorProto metadata;
-    metadata.CopyFrom(proto);
-    bytes.swap(*proto.mutable_raw_data());
-    absl::Status status = writer.append(*value, metadata, proto.raw_data());
-    if (!status.ok()) return status;
-    excess -= static_cast<int64_t>(proto.raw_data().size());
+    if (absl::Status status = moveOutOfLine(*value, writer); !status.ok()) return status;
+    excess -= static_cast<int64_t>(value->initializer()->proto().raw_data().size());
   }
   if (excess > 0) {
     return absl::ResourceExhaustedError(
@@ -652,6 +674,10 @@ absl::Status saveModelToFile(const Model& model, const std::string& requested_pa
   std::vector<const Value*> in_writers_file;
   absl::Status status = relocateExternalData(model, *real_dir, writer, &in_writers_file);
   if (!status.ok()) return status;
+  if (model.keepsWeightsExternal()) {
+    status = moveWeightsOverThreshold(model, options.external_data_threshold, writer);
+    if (!status.ok()) return status;
+  }
 
   auto replacement = [&writer](const Value& value) { return writer.replacement(value); };
   auto pending = PendingFile::create(path);

@@ -429,6 +429,13 @@ class ONNXOPT_API Model {
   const std::string& baseDir() const { return base_dir_; }
   void setBaseDir(std::string dir) { base_dir_ = std::move(dir); }
 
+  // Whether the model keeps its weights as external data: set when it was loaded with any
+  // initializer or tensor attribute in external data (even if folding has since replaced them
+  // all). saveModelToFile then writes inline weights of SaveOptions::external_data_threshold
+  // bytes or more, the ones passes made included, to external data too.
+  bool keepsWeightsExternal() const { return keeps_weights_external_; }
+  void setKeepsWeightsExternal(bool keeps) { keeps_weights_external_ = keeps; }
+
   // The ModelProto without its graph: versions, opset imports, producer, metadata, functions,
   // training info, unknown fields.
   const onnx::ModelProto& proto() const { return *proto_; }
@@ -462,6 +469,7 @@ class ONNXOPT_API Model {
   bool loading_ = false;
   std::unique_ptr<Graph> graph_;
   std::string base_dir_;
+  bool keeps_weights_external_ = false;
 };
 
 // How deep subgraphs may nest (the main graph is level 0). The importer, the verifier, saving,

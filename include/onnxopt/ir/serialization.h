@@ -37,6 +37,12 @@ struct SaveOptions {
   // A model whose serialized size would pass this limit (protobuf refuses messages of 2 GiB and
   // more) is saved with its largest initializers moved to external data next to the output.
   int64_t max_inline_bytes = (int64_t{1} << 31) - (int64_t{1} << 20);
+  // A model that keeps its weights as external data (Model::keepsWeightsExternal) is saved
+  // with every inline raw-data initializer of at least this many bytes moved to external data
+  // too: the weights passes made (folded constants, fused Conv/Gemm weights) join the
+  // exporter's, and a model of 1 GiB of weights does not turn into one protobuf over 2 GiB.
+  // Smaller ones stay inline. 1024, as onnx.save_model's size_threshold.
+  int64_t external_data_threshold = 1024;
   // File name (in the output's folder) for tensors that saving moves out of line; "" means
   // "<output file name>.data".
   std::string external_data_file;
