@@ -4,12 +4,15 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "onnx/onnx_pb.h"
 #include "onnxopt/ir/serialization.h"
+#include "onnxopt/ir/type.h"
+#include "onnxopt/pass/pass_manager.h"
 #include "synthetic_models.h"
 
 namespace onnxopt::bench {
@@ -74,6 +77,27 @@ std::string copyFileThroughMemory(const std::string& in_path, const std::string&
 std::string libraryLoadSaveFile(const std::string& in_path, const std::string& out_path) {
   auto model = ir::loadModelFromFile(in_path);
   if (!model.ok()) return std::string(model.status().message());
+  absl::Status saved = ir::saveModelToFile(**model, out_path);
+  if (!saved.ok()) return std::string(saved.message());
+  return "";
+}
+
+std::string libraryOptimizeFile(const std::string& in_path, const std::string& out_path,
+                                const std::string& pipeline, int64_t* largest_tensor_bytes) {
+  auto model = ir::loadModelFromFile(in_path);
+  if (!model.ok()) return std::string(model.status().message());
+  PassManager manager;
+  if (absl::Status added = manager.addPipeline(pipeline); !added.ok()) {
+    return std::string(added.message());
+  }
+  auto report = manager.run(**model);
+  if (!report.ok()) return std::string(report.status().message());
+  *largest_tensor_bytes = 0;
+  for (const ir::Value* value : (*model)->graph().initializers()) {
+    const ir::Tensor& tensor = *value->initializer();
+    const int64_t bytes = tensor.numElements().value_or(0) * ir::elemTypeSize(tensor.dataType());
+    *largest_tensor_bytes = std::max(*largest_tensor_bytes, bytes);
+  }
   absl::Status saved = ir::saveModelToFile(**model, out_path);
   if (!saved.ok()) return std::string(saved.message());
   return "";

@@ -23,6 +23,12 @@ std::string copyFileThroughMemory(const std::string& in_path, const std::string&
 // The library: loadModelFromFile + saveModelToFile (+ the model's destruction).
 std::string libraryLoadSaveFile(const std::string& in_path, const std::string& out_path);
 
+// loadModelFromFile, the passes of `pipeline`, saveModelToFile (+ destruction). Sets
+// `largest_tensor_bytes` to the largest initializer's data after the passes (inline or
+// external, from its dims and type).
+std::string libraryOptimizeFile(const std::string& in_path, const std::string& out_path,
+                                const std::string& pipeline, int64_t* largest_tensor_bytes);
+
 // The library on bytes: loadModelFromBytes + saveModelToBytes (+ destruction).
 std::string libraryLoadSaveBytes(const std::string& bytes);
 

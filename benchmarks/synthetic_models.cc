@@ -7,12 +7,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "onnxopt/ir/serialization.h"
 
 namespace onnxopt::bench {
 namespace {
@@ -190,17 +193,119 @@ const std::string& syntheticModelBytes(int64_t num_nodes) {
   return *slot;
 }
 
-std::string bigWeightsModelName(int64_t total_bytes, bool external) {
-  return std::string("big_") + (external ? "external_" : "inline_") +
+namespace {
+
+using Rename = std::function<std::string(const std::string&)>;
+
+// Renames every value a graph defines or reads, its subgraphs' included.
+void renameGraph(onnx::GraphProto* graph, const Rename& rename) {
+  for (onnx::NodeProto& node : *graph->mutable_node()) {
+    node.set_name(rename(node.name().empty() ? node.output(0) + "_node" : node.name()));
+    for (std::string& input : *node.mutable_input()) input = rename(input);
+    for (std::string& output : *node.mutable_output()) output = rename(output);
+    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+      if (attribute.has_g()) renameGraph(attribute.mutable_g(), rename);
+      for (onnx::GraphProto& subgraph : *attribute.mutable_graphs()) renameGraph(&subgraph, rename);
+    }
+  }
+  for (onnx::TensorProto& tensor : *graph->mutable_initializer()) tensor.set_name(rename(tensor.name()));
+  for (onnx::ValueInfoProto& info : *graph->mutable_value_info()) info.set_name(rename(info.name()));
+}
+
+void renameSubgraphInterfaces(onnx::GraphProto* graph, const Rename& rename) {
+  for (onnx::NodeProto& node : *graph->mutable_node()) {
+    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+      std::vector<onnx::GraphProto*> subgraphs;
+      if (attribute.has_g()) subgraphs.push_back(attribute.mutable_g());
+      for (onnx::GraphProto& subgraph : *attribute.mutable_graphs()) subgraphs.push_back(&subgraph);
+      for (onnx::GraphProto* subgraph : subgraphs) {
+        for (auto& input : *subgraph->mutable_input()) input.set_name(rename(input.name()));
+        for (auto& output : *subgraph->mutable_output()) output.set_name(rename(output.name()));
+        renameSubgraphInterfaces(subgraph, rename);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+MotifModel repeatMotif(const std::string& motif_text, int64_t num_nodes) {
+  absl::StatusOr<onnx::ModelProto> parsed = ir::parseModelText(motif_text);
+  if (!parsed.ok()) fail("motif does not parse: " + std::string(parsed.status().message()));
+  const onnx::GraphProto& motif = parsed->graph();
+  if (motif.input_size() == 0 || motif.output_size() != 1 || motif.node_size() == 0) {
+    fail("a motif has inputs (X first), one output Y and nodes: " + motif.name());
+  }
+  const std::string& x = motif.input(0).name();
+  const std::string& y = motif.output(0).name();
+
+  onnx::ModelProto model = *parsed;
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->clear_node();
+  graph->clear_initializer();
+  graph->clear_value_info();
+  graph->clear_output();
+  graph->set_name("bench_motif");
+
+  MotifModel result;
+  result.copies = std::max<int64_t>(1, num_nodes / motif.node_size());
+  std::string previous_y = x;
+  for (int64_t copy = 0; copy < result.copies; ++copy) {
+    const std::string prefix = "m" + std::to_string(copy) + "_";
+    const Rename rename = [&](const std::string& name) -> std::string {
+      if (name.empty()) return name;
+      if (name == x) return previous_y;
+      for (int i = 1; i < motif.input_size(); ++i) {
+        if (name == motif.input(i).name()) return name;
+      }
+      return prefix + name;
+    };
+    onnx::GraphProto instance = motif;
+    renameGraph(&instance, rename);
+    renameSubgraphInterfaces(&instance, rename);
+    for (auto& node : *instance.mutable_node()) graph->add_node()->Swap(&node);
+    for (auto& tensor : *instance.mutable_initializer()) graph->add_initializer()->Swap(&tensor);
+    for (auto& info : *instance.mutable_value_info()) graph->add_value_info()->Swap(&info);
+    previous_y = prefix + y;
+    if (copy + 1 < result.copies) {
+      onnx::ValueInfoProto* info = graph->add_value_info();
+      *info = motif.output(0);
+      info->set_name(previous_y);
+    }
+  }
+  onnx::ValueInfoProto* output = graph->add_output();
+  *output = motif.output(0);
+  output->set_name(previous_y);
+  result.num_nodes = graph->node_size();
+  if (!model.SerializeToString(&result.bytes)) fail("cannot serialize a motif model");
+  return result;
+}
+
+const MotifModel& passMotifModel(const std::string& pass, int64_t num_nodes) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, int64_t>, std::unique_ptr<MotifModel>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = cache[{pass, num_nodes}];
+  if (!slot) {
+    for (const PassMotif& motif : passMotifs()) {
+      if (motif.pass == pass) slot = std::make_unique<MotifModel>(repeatMotif(motif.text, num_nodes));
+    }
+    if (!slot) fail("no motif for pass " + pass);
+  }
+  return *slot;
+}
+
+std::string bigWeightsModelName(int64_t total_bytes, bool external, bool foldable) {
+  return std::string("big_") + (foldable ? "foldable_" : "") + (external ? "external_" : "inline_") +
          std::to_string(total_bytes >> 20) + "MiB.onnx";
 }
 
 std::string writeBigWeightsModel(const std::string& dir, int64_t total_bytes, bool external,
-                                 int num_tensors) {
+                                 int num_tensors, bool foldable) {
   constexpr int64_t kCols = 2048;
   const int64_t rows = std::max<int64_t>(1, total_bytes / num_tensors / (kCols * 4));
   const int64_t tensor_bytes = rows * kCols * 4;
-  const std::string name = bigWeightsModelName(total_bytes, external);
+  const std::string name = bigWeightsModelName(total_bytes, external, foldable);
   const std::string path = dir + "/" + name;
   if (std::filesystem::exists(path)) return path;
 
@@ -233,8 +338,8 @@ std::string writeBigWeightsModel(const std::string& dir, int64_t total_bytes, bo
     onnx::TensorProto* tensor = graph->add_initializer();
     tensor->set_name(weight);
     tensor->set_data_type(onnx::TensorProto::FLOAT);
-    tensor->add_dims(rows);
-    tensor->add_dims(kCols);
+    tensor->add_dims(foldable ? kCols : rows);
+    tensor->add_dims(foldable ? rows : kCols);
     std::string stamp = "tensor" + idx;
     if (external) {
       const int64_t aligned = (offset + 4095) / 4096 * 4096;
@@ -263,8 +368,13 @@ std::string writeBigWeightsModel(const std::string& dir, int64_t total_bytes, bo
       std::memcpy(&raw[0], stamp.data(), stamp.size());
       tensor->set_raw_data(std::move(raw));
     }
+    std::string matmul_weight = weight;
+    if (foldable) {
+      matmul_weight = "/blocks." + idx + "/Transpose_output_0";
+      addNode(graph, "Transpose", "/blocks." + idx + "/Transpose", {weight}, matmul_weight);
+    }
     const std::string out = "/blocks." + idx + "/MatMul_output_0";
-    addNode(graph, "MatMul", "/blocks." + idx + "/MatMul", {current, weight}, out);
+    addNode(graph, "MatMul", "/blocks." + idx + "/MatMul", {current, matmul_weight}, out);
     current = out;
   }
   if (data && std::fclose(data) != 0) fail("cannot write " + data_name);
