@@ -111,7 +111,9 @@ struct ReshapeSites {
   ir::Value* a_2d = nullptr;
   // A's producer is read only by the MatMul: it goes with it.
   bool a_producer_goes = false;
-  // Readers Flatten<axis=r-1>(Y): each computes the Gemm's result, which replaces it.
+  // Readers Flatten<axis=r-1>(Y): each computes the Gemm's result, which replaces it. At most
+  // one whose output is a graph output, and it comes last: the Gemm's result then takes that
+  // output's name, which a later replacement would pass on.
   std::vector<const ir::Node*> flatten_readers;
   // Readers Reshape(Y, shape) whose result does not depend on Y's dims (allowzero=1, or a
   // constant shape without a 0): they may read the Gemm's result instead.
@@ -126,13 +128,21 @@ ReshapeSites surveyReshapeSites(const ir::Node& add, const ir::Value& a, const S
   sites.a_2d = twoDimensionalSource(a, shape_a, shapes);
   sites.a_producer_goes = sites.a_2d != nullptr && a.hasOneUse() && !a.isGraphOutput();
   const size_t r = shape_a.size();
+  const ir::Node* output_flatten = nullptr;
   for (const ir::Use& use : add.output(0)->uses()) {
     const ir::Node* reader = use.user();
     if (reader != nullptr && reader->graph() == add.graph() && use.index() == 0 &&
         reader->domain().empty()) {
       if (reader->opType() == "Flatten" && flattenAxis(*reader, r) == static_cast<int64_t>(r - 1)) {
-        sites.flatten_readers.push_back(reader);
-        continue;
+        if (!reader->output(0)->isGraphOutput()) {
+          sites.flatten_readers.push_back(reader);
+          continue;
+        }
+        // A second graph output needs a value of its own: that Flatten stays.
+        if (output_flatten == nullptr) {
+          output_flatten = reader;
+          continue;
+        }
       }
       if (reader->opType() == "Reshape" && reader->input(1) != nullptr) {
         const std::optional<std::vector<int64_t>> target = shapes.constantInts(*reader->input(1));
@@ -146,6 +156,7 @@ ReshapeSites surveyReshapeSites(const ir::Node& add, const ir::Value& a, const S
     }
     sites.needs_reshape_back = true;
   }
+  if (output_flatten != nullptr) sites.flatten_readers.push_back(output_flatten);
   return sites;
 }
 
