@@ -33,6 +33,11 @@ constexpr double kCubeCoefficient = 0.044715;  // the formula's own constant, no
 // Gelu-20's type constraint T.
 constexpr int32_t kGeluTypes[] = {TensorProto::FLOAT16, TensorProto::FLOAT, TensorProto::DOUBLE,
                                   TensorProto::BFLOAT16};
+// The tanh form without double: ONNX Runtime 1.30's double Gelu<approximate = "tanh"> computes
+// to float precision (relative errors up to 6e-8 against the formula in double, which its
+// written-out ops compute exactly), so fusing would change a double model's outputs.
+constexpr int32_t kGeluTanhTypes[] = {TensorProto::FLOAT16, TensorProto::FLOAT,
+                                      TensorProto::BFLOAT16};
 
 // Whether `v` is x^3: Pow(x, 3) (exactly 3: a negative base to any other power is NaN),
 // x * (x * x) or (x * x) * x.
@@ -176,7 +181,11 @@ class FuseGeluPattern final : public RewritePattern {
     }
     const bool curve_matches = tanh ? isTanhOperand(m, erf_or_tanh->input(0), x)
                                     : isInputOverSqrt2(m, erf_or_tanh->input(0), x);
-    if (!curve_matches || !m.finish(*x, kGeluTypes, "Gelu")) return nullptr;
+    if (!curve_matches) return nullptr;
+    if (tanh ? !m.finish(*x, kGeluTanhTypes, "Gelu<approximate = \"tanh\">")
+             : !m.finish(*x, kGeluTypes, "Gelu")) {
+      return nullptr;
+    }
     return x;
   }
 };
