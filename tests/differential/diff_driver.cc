@@ -1,31 +1,46 @@
 // The optimizing half of the differential test (see tests/differential/README.md): one process
-// optimizes a whole batch of models with what `onnx-opt -O1 --verify-each --require-convergence`
-// runs (onnxopt::optimizeFile), and says per model which rewrite patterns fired and which
-// declined, so that a generator that stops producing the patterns cannot pass silently.
+// optimizes a whole batch of models with what `onnx-opt --verify-each --require-convergence`
+// runs (onnxopt::optimizeBytes, to a fixed point), and says per model and pass which passes
+// fired and which rewrite patterns fired and declined, so that a generator that stops producing
+// what a pass rewrites cannot pass silently.
 //
-//   diff_driver OUT_DIR MODEL.onnx...
+//   diff_driver [--pipeline -O1|-O2|target=NAME|PIPELINE_TEXT | --each-pass] OUT_DIR MODEL.onnx...
 //
-// Writes OUT_DIR/<basename of MODEL> for each model, and one line per model on stdout, flushed
-// before the next model starts (a crash then points at the model without a line). A pattern
-// "declined" when it did not match a node that is a candidate (a Gemm next to a Transpose, an
-// Add of a MatMul, ...) and said why; nodes that are no candidate at all are not counted.
-//   {"model":"<path>","ok":true,"changed":{"<pass>":rounds,...},"fired":{"<pattern>":n,...},
-//    "declined":{"<pattern>":n,...}}
-//   {"model":"<path>","ok":false,"error":"<status message>"}
-// Exit status: 0 when every model was optimized, 1 when one failed, 2 on a bad command line.
+// --pipeline (default -O1) runs one pipeline per model and writes OUT_DIR/<basename of MODEL>.
+// --each-pass runs every registered pass alone on each model, and writes
+// OUT_DIR/<pass>/<basename> only where the pass changed the model (an unchanged model needs no
+// comparison). One line per run on stdout, flushed before the next starts (a crash then points
+// at the model and pass without a line):
+//   {"model":"<path>","pipeline":"<pipeline or pass>","ok":true,"out":"<path>"|null,
+//    "fired":{"<pass>":n,...},"patterns":{"<pass>/<pattern>":n,...},
+//    "declined":{"<pass>/<pattern>":n,...}}
+//   {"model":"<path>","pipeline":"...","ok":false,"error":"<status message>"}
+//   {"model":"<path>","done":true}   after the model's last run
+// "fired" has every pass the run ran (0 if it rewrote nothing): a pass fired when it rewrote a
+// node, or removed an initializer or (eliminate-dead-nodes) a node. The rewrite driver's own
+// removal of what a rewrite left unread is no firing. A pattern "declined" when it did not
+// match a node that is a candidate and said why (--debug's "no match" lines); nodes that are no
+// candidate at all are not counted.
+// Exit status: 0 when every run succeeded, 1 when one failed, 2 on a bad command line.
 
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "onnxopt/onnxopt.h"
 
 namespace {
 
-std::string jsonString(const std::string& text) {
+std::string jsonString(absl::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
     if (c == '"' || c == '\\') {
@@ -64,58 +79,149 @@ bool isNotACandidate(absl::string_view reason) {
   return true;
 }
 
-// Debug lines of the rewrite driver look like "[<pattern>] rewrote <node>" and
-// "[<pattern>] <node>: no match: <reason>".
-void countDebugLine(absl::string_view line, std::map<std::string, int>* fired,
-                    std::map<std::string, int>* declined) {
-  if (!absl::StartsWith(line, "[")) return;
-  const size_t close = line.find(']');
-  if (close == absl::string_view::npos) return;
-  const std::string pattern(line.substr(1, close - 1));
-  if (absl::StartsWith(line.substr(close + 1), " rewrote ")) {
-    ++(*fired)[pattern];
-    return;
+// The pass name of a pipeline entry: "fuse-matmul-add-gemm{allow-reshape=true}" ->
+// "fuse-matmul-add-gemm".
+std::string passName(absl::string_view entry) {
+  return std::string(entry.substr(0, entry.find('{')));
+}
+
+// What one optimization run tells: the pass running now (from the progress sink) owns the
+// debug lines that come, "[<pattern>] rewrote <node>" and "[<pattern>] <node>: no match: ...".
+struct RunCounts {
+  std::string pass;
+  std::map<std::string, int> patterns;
+  std::map<std::string, int> declined;
+
+  void countDebugLine(absl::string_view line) {
+    if (!absl::StartsWith(line, "[")) return;
+    const size_t close = line.find(']');
+    if (close == absl::string_view::npos) return;
+    const std::string key = absl::StrCat(pass, "/", line.substr(1, close - 1));
+    if (absl::StartsWith(line.substr(close + 1), " rewrote ")) {
+      ++patterns[key];
+      return;
+    }
+    const size_t no_match = line.find(": no match: ", close);
+    if (no_match != absl::string_view::npos &&
+        !isNotACandidate(line.substr(no_match + sizeof(": no match: ") - 1))) {
+      ++declined[key];
+    }
   }
-  const size_t no_match = line.find(": no match: ", close);
-  if (no_match != absl::string_view::npos &&
-      !isNotACandidate(line.substr(no_match + sizeof(": no match: ") - 1))) {
-    ++(*declined)[pattern];
+};
+
+bool firedIn(const onnxopt::PassRun& run) {
+  const onnxopt::PassStatistics& s = run.statistics;
+  if (passName(run.pass) == "eliminate-dead-nodes") return s.nodes_removed + s.initializers_removed > 0;
+  return s.nodes_rewritten + s.initializers_removed > 0;
+}
+
+struct Pipeline {
+  std::string label;     // as the JSON lines and file names say it
+  std::string pipeline;  // for optimizeBytes
+  std::optional<std::string> target;
+};
+
+// "-O1", "-O2": named pipelines; "target=ort": the target's pipeline; anything else: pipeline text.
+Pipeline parsePipeline(const std::string& text) {
+  if (absl::StartsWith(text, "target=")) return {text, "-O1", text.substr(sizeof("target=") - 1)};
+  return {text, text, std::nullopt};
+}
+
+absl::StatusOr<std::string> readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError("cannot read " + path);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// Optimizes `bytes` (read from `input`) with `pipeline`, writes the result to `output` (when the
+// run changed the model, or always with `write_unchanged`), and prints the run's line. Returns
+// whether the run succeeded.
+bool runOne(const std::string& input, const std::string& bytes, const Pipeline& pipeline,
+            const std::string& output, bool write_unchanged) {
+  RunCounts counts;
+  onnxopt::OptimizeOptions options;
+  options.verify_each = true;
+  options.fixed_point = true;  // what -O1 implies on the command line, asked of pass text too
+  options.require_convergence = true;
+  options.target = pipeline.target;
+  options.progress = [&](const onnxopt::PipelineProgress& at) { counts.pass = passName(at.pass); };
+  options.debug_sink = [&](absl::string_view line) { counts.countDebugLine(line); };
+  onnxopt::PipelineReport report;
+  options.report = &report;
+  const std::string head = "{\"model\":" + jsonString(input) +
+                           ",\"pipeline\":" + jsonString(pipeline.label);
+  absl::StatusOr<std::string> optimized = onnxopt::optimizeBytes(bytes, pipeline.pipeline, options);
+  if (optimized.ok() && (report.changed || write_unchanged)) {
+    std::ofstream out(output, std::ios::binary);
+    out << *optimized;
+    if (!out.flush()) optimized = absl::InternalError("cannot write " + output);
   }
+  if (!optimized.ok()) {
+    std::cout << head << ",\"ok\":false,\"error\":"
+              << jsonString(optimized.status().message()) << "}" << std::endl;
+    return false;
+  }
+  std::map<std::string, int> fired;
+  for (const onnxopt::PassRun& run : report.runs) fired[passName(run.pass)] += firedIn(run) ? 1 : 0;
+  std::cout << head << ",\"ok\":true,\"out\":"
+            << (report.changed || write_unchanged ? jsonString(output) : "null")
+            << ",\"fired\":" << jsonCounts(fired) << ",\"patterns\":" << jsonCounts(counts.patterns)
+            << ",\"declined\":" << jsonCounts(counts.declined) << "}" << std::endl;
+  return true;
+}
+
+int usage() {
+  std::cerr << "usage: diff_driver [--pipeline -O1|-O2|target=NAME|TEXT | --each-pass] OUT_DIR "
+               "MODEL.onnx...\n";
+  return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::cerr << "usage: diff_driver OUT_DIR MODEL.onnx...\n";
-    return 2;
-  }
-  const std::string out_dir = argv[1];
-  int failed = 0;
-  for (int i = 2; i < argc; ++i) {
-    const std::string input = argv[i];
-    const std::string output = out_dir + "/" + input.substr(input.find_last_of('/') + 1);
-    std::map<std::string, int> fired;
-    std::map<std::string, int> declined;
-    onnxopt::OptimizeOptions options;
-    options.verify_each = true;
-    options.fixed_point = true;  // what -O1 implies on the command line
-    options.require_convergence = true;
-    options.debug_sink = [&](absl::string_view line) { countDebugLine(line, &fired, &declined); };
-    onnxopt::PipelineReport report;
-    options.report = &report;
-    const absl::Status status = onnxopt::optimizeFile(input, output, "-O1", options);
-    if (status.ok()) {
-      std::map<std::string, int> changed;  // rounds in which each pass changed the model
-      for (const onnxopt::PassRun& run : report.runs) changed[run.pass] += run.changed ? 1 : 0;
-      std::cout << "{\"model\":" << jsonString(input) << ",\"ok\":true,\"changed\":"
-                << jsonCounts(changed) << ",\"fired\":" << jsonCounts(fired)
-                << ",\"declined\":" << jsonCounts(declined) << "}" << std::endl;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<Pipeline> pipelines = {parsePipeline("-O1")};
+  bool each_pass = false;
+  size_t next = 0;
+  for (; next < args.size() && absl::StartsWith(args[next], "--"); ++next) {
+    if (args[next] == "--each-pass") {
+      each_pass = true;
+    } else if (args[next] == "--pipeline" && next + 1 < args.size()) {
+      pipelines = {parsePipeline(args[++next])};
     } else {
-      ++failed;
-      std::cout << "{\"model\":" << jsonString(input) << ",\"ok\":false,\"error\":"
-                << jsonString(std::string(status.message())) << "}" << std::endl;
+      return usage();
     }
+  }
+  if (args.size() - next < 2) return usage();
+  const std::string out_dir = args[next];
+  if (each_pass) {
+    pipelines.clear();
+    for (const onnxopt::PassInfo* pass : onnxopt::PassRegistry::global().passes()) {
+      pipelines.push_back({pass->name, pass->name, std::nullopt});
+      std::filesystem::create_directories(out_dir + "/" + pass->name);
+    }
+  }
+  int failed = 0;
+  for (size_t i = next + 1; i < args.size(); ++i) {
+    const std::string& input = args[i];
+    const std::string base = input.substr(input.find_last_of('/') + 1);
+    const absl::StatusOr<std::string> bytes = readFile(input);
+    for (const Pipeline& pipeline : pipelines) {
+      bool ok = false;
+      if (bytes.ok()) {
+        const std::string output =
+            each_pass ? out_dir + "/" + pipeline.label + "/" + base : out_dir + "/" + base;
+        ok = runOne(input, *bytes, pipeline, output, /*write_unchanged=*/!each_pass);
+      } else {
+        std::cout << "{\"model\":" << jsonString(input) << ",\"pipeline\":"
+                  << jsonString(pipeline.label) << ",\"ok\":false,\"error\":"
+                  << jsonString(bytes.status().message()) << "}" << std::endl;
+      }
+      failed += ok ? 0 : 1;
+    }
+    std::cout << "{\"model\":" << jsonString(input) << ",\"done\":true}" << std::endl;
   }
   return failed == 0 ? 0 : 1;
 }

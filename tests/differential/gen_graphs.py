@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Random valid ONNX graphs rich in what the -O1 passes rewrite (tests/differential/README.md).
+"""Random valid ONNX graphs rich in what the passes rewrite (tests/differential/README.md).
 
     gen_graphs.py --seed S --count N --out DIR
 
@@ -7,15 +7,17 @@ writes DIR/g<S>_<i>.onnx for i in 0..N-1 and DIR/manifest.json: per model its op
 type, the motifs it holds and the sizes to bind its symbolic dims to, one binding per run.
 Graph i depends only on (S, i): the same command always writes the same models.
 
-A graph is a chain of motifs over a 2-D "current" tensor [m, k] (m may be the symbolic batch N):
-Transpose/Gemm arrangements, Expand of biases and shapes, MatMul+Add, and If/Loop bodies that
-run a motif on outer values. Every node may be placed in an outer scope when its operands live
-there, so Transposes and Expands in the main graph feed Gemms and Adds inside bodies. Values are
-shared by extra readers and made graph outputs at random, which the passes must respect.
+A graph is a chain of motifs over a 2-D "current" tensor [m, k] (m may be the symbolic batch N),
+one motif family per pass family of the catalogue (FAMILIES): what the passes rewrite and their
+near misses, which they must leave alone. Graph i starts with family i mod len(FAMILIES), so a
+short batch gives every family its chances. If/Loop bodies run a motif on outer values; every
+node may be placed in an outer scope when its operands live there, so values of the main graph
+feed nodes in bodies. Values are shared by extra readers and made graph outputs at random, which
+the passes must respect.
 
 Opsets 7..17 are checked by onnx.checker (full check: strict shape inference). A graph of opset
 18..23 (which libonnx 1.12 does not know) is built and checked at 17 and then relabelled: every
-operator used here means the same there.
+operator used here means the same there, once ReduceMean's axes attribute becomes its input.
 """
 import argparse
 import json
@@ -117,7 +119,7 @@ class Graph:
         self.shape[name] = list(shape)
         self.depth[name] = depth
         self.elem_of[name] = self.elem if elem is None else elem
-        self.symbols.update(d for d in shape if isinstance(d, str))
+        self.symbols.update(d for d in shape if d in SYMBOLS)
         return name
 
     def chance(self, p):
@@ -217,10 +219,15 @@ class Graph:
         if self.chance(p):
             self.mark_output(name)
         if self.chance(p):
-            self.mark_output(self.node(self.unary(), [name], self.shape[name]))
+            elem = self.elem_of[name]
+            self.mark_output(self.node(self.unary(elem), [name], self.shape[name], elem=elem))
 
-    def unary(self):
-        return 'Relu' if self.is_float else 'Abs'
+    def unary(self, elem=None):
+        """A unary op ORT has a kernel for, for `elem` (the graph's type by default)."""
+        elem = self.elem if elem is None else elem
+        if elem == TensorProto.BOOL:
+            return 'Not'
+        return 'Relu' if elem in [t for t, _ in FLOAT_TYPES.values()] else 'Abs'
 
     # -- motifs --------------------------------------------------------------------------------
     def transpose2d(self, x, *, swap=True):
@@ -271,7 +278,7 @@ class Graph:
         n = self.rng.randint(1, 4)
         self.motifs.append('transpose-gemm')
         a, trans_a = self.gemm_operand(m, k, source=cur)
-        if self.chance(0.15) and trans_a == 0 and self.shape[a] == [m, k]:
+        if self.chance(0.15) and trans_a == 0 and self.shape[a] == [m, k] and isinstance(m, int):
             # One value read as both A and B: Gemm(T, T) with op(B) = [k, m] -> [m, m].
             b, trans_b, n = a, 1, m
         else:
@@ -417,7 +424,7 @@ class Graph:
     def continue_or_output(self, y, cur):
         """y as the next current tensor when it is 2-D with cur's rows; else a graph output."""
         shape = self.shape[y]
-        if len(shape) == 2 and shape[0] == self.shape[cur][0]:
+        if len(shape) == 2 and shape[0] == self.shape[cur][0] and isinstance(shape[1], int):
             return y
         self.mark_output(y)
         return cur
@@ -516,7 +523,12 @@ class Graph:
         nodes, y = self.body(motif, cur, carried_in if self.chance(0.5) else None)
         iteration, cond_in, cond_out = self.fresh('i'), self.fresh('cond_in'), self.fresh('cond_out')
         nodes.append(helper.make_node('Identity', [cond_in], [cond_out]))
-        nodes.append(helper.make_node('Identity', [carried_in], [carried_out]))
+        if self.chance(0.3):
+            # The carried value returned as the body's own input: valid ONNX, which ORT runs
+            # for a Loop, and which legalize-subgraph-outputs gives an Identity.
+            carried_out = carried_in
+        else:
+            nodes.append(helper.make_node('Identity', [carried_in], [carried_out]))
         info = lambda v, shape, elem=self.elem: helper.make_tensor_value_info(v, elem, shape)
         body = helper.make_graph(
             nodes, self.fresh('body'),
@@ -534,21 +546,719 @@ class Graph:
         self.mark_output(scan)
         return final
 
+    # -- the catalogue's motifs ------------------------------------------------------------------
+    # Each takes the current [m, k] tensor and returns the next one (or `cur`, having made graph
+    # outputs of what it built); a motif whose opset or element type the ops do not allow
+    # returns `cur` unchanged. Each builds what its passes rewrite and, as often, a near miss
+    # they must leave alone (named in the comments).
+    def np_type(self, elem=None):
+        elem = self.elem if elem is None else elem
+        return {**{v[0]: v[1] for v in FLOAT_TYPES.values()}, **{v[0]: v[1] for v in INT_TYPES.values()},
+                TensorProto.BOOL: np.bool_}[elem]
+
+    def full(self, shape, value, elem=None):
+        """A constant of `shape` filled with `value`, of the graph's element type by default."""
+        elem = self.elem if elem is None else elem
+        return self.constant(shape, np.full(shape, value, dtype=self.np_type(elem)), elem)
+
+    def ints(self, values):
+        return self.constant([len(values)], np.array(values, dtype=np.int64), TensorProto.INT64)
+
+    def op(self, op, inputs, shape, elem=None, **attrs):
+        return self.node(op, inputs, shape, attrs, elem=elem)
+
+    def multi(self, op, inputs, shapes, elems, **attrs):
+        """A node with several outputs (Split, Dropout with its mask), in the innermost scope."""
+        # An outer value is read through an Identity in the body: ORT 1.30 loses the outer input
+        # of a Split whose output a body returns ("Missing Input").
+        inputs = [i if not i or self.depth[i] == self.cur_depth() else
+                  self.node('Identity', [i], self.shape[i], elem=self.elem_of[i], hoist=False) for i in inputs]
+        outs = [self.fresh(op.lower() + '_') for _ in shapes]
+        self.scopes[-1].nodes.append(helper.make_node(op, inputs, outs, name=self.fresh(op), **attrs))
+        return [self.define(o, s, self.cur_depth(), e) for o, s, e in zip(outs, shapes, elems)]
+
+    def unsqueeze(self, x, axes):
+        shape = list(self.shape[x])
+        rank = len(shape) + len(axes)
+        for a in sorted(a % rank for a in axes):
+            shape.insert(a, 1)
+        if self.opset < 11:  # negative axes from Unsqueeze-11
+            axes = [a % rank for a in axes]
+        elem = self.elem_of[x]
+        if self.opset >= 13:
+            return self.op('Unsqueeze', [x, self.ints(axes)], shape, elem)
+        return self.op('Unsqueeze', [x], shape, elem, axes=axes)
+
+    def squeeze(self, x, axes):
+        rank = len(self.shape[x])
+        drop = {a % rank for a in axes}
+        shape = [d for i, d in enumerate(self.shape[x]) if i not in drop]
+        if self.opset < 11:  # negative axes from Squeeze-11
+            axes = [a % rank for a in axes]
+        elem = self.elem_of[x]
+        if self.opset >= 13:
+            return self.op('Squeeze', [x, self.ints(axes)], shape, elem)
+        return self.op('Squeeze', [x], shape, elem, axes=axes)
+
+    def reshape(self, x, target, shape, **attrs):
+        return self.op('Reshape', [x, self.ints(target)], shape, self.elem_of[x], **attrs)
+
+    def slice(self, x, starts, ends, axes, steps, shape):
+        if self.opset < 10:
+            return self.op('Slice', [x], shape, self.elem_of[x], starts=starts, ends=ends, axes=axes)
+        operands = [x, self.ints(starts), self.ints(ends), self.ints(axes)]
+        if steps is not None:
+            operands.append(self.ints(steps))
+        return self.op('Slice', operands, shape, self.elem_of[x])
+
+    def pad(self, x, pads, shape, mode='constant', value=None):
+        attrs = {} if mode == 'constant' and self.chance(0.5) else {'mode': mode}
+        if self.opset < 11:
+            if value is not None:
+                attrs['value'] = float(value)
+            return self.op('Pad', [x], shape, self.elem_of[x], pads=pads, **attrs)
+        operands = [x, self.ints(pads)]
+        if value is not None:
+            operands.append(self.full([], value, self.elem_of[x]))
+        return self.op('Pad', operands, shape, self.elem_of[x], **attrs)
+
+    def clip(self, x, lo, hi):
+        if self.opset < 11:
+            return self.op('Clip', [x], self.shape[x], min=float(lo), max=float(hi))
+        return self.op('Clip', [x, self.full([], lo), self.full([], hi)], self.shape[x])
+
+    def reduce_mean(self, x, axes, keepdims=1):
+        """ReduceMean with the axes attribute; build() moves them to the input from opset 18."""
+        rank = len(self.shape[x])
+        kept = {a % rank for a in axes}
+        shape = [1 if i in kept else d for i, d in enumerate(self.shape[x]) if keepdims or i not in kept]
+        return self.op('ReduceMean', [x], shape, axes=axes, keepdims=keepdims)
+
+    def motif_fold(self, cur):
+        """Constant subgraphs for fold-constants, and shape computations for fold-shapes and
+        fuse-concat-into-reshape: arithmetic, Concat, Slice and Cast of weights, and Reshape of
+        cur to a shape read from Shape/Size/Gather/Unsqueeze/Concat chains."""
+        m, k = self.shape[cur]
+        self.motifs.append('fold')
+        form = self.pick(['arith', 'concat', 'slice', 'cast', 'shape', 'shape', 'shape', 'size', 'size'])
+        if form == 'arith':
+            ops = ['Add', 'Sub', 'Mul'] + (['Div'] if self.is_float else [])
+            # Max and Min broadcast from opset 8 (floats), have integer and float16 kernels from 12.
+            if self.opset >= 12 or (self.opset >= 8 and self.elem_name in ('float', 'double')):
+                ops += ['Max', 'Min']
+            c = self.tensor([k]) if self.chance(0.1) else self.constant([k])  # a graph input: no fold
+            for _ in range(self.rng.randint(1, 3)):
+                op = self.pick(ops)
+                shape = self.pick([[k], [1], []])
+                d = self.full(shape, 0.5) if op == 'Div' else self.constant(shape)
+                c = self.op(op, [c, d], [k])
+            return self.op(self.pick(['Add', 'Mul']), [cur, c], [m, k])
+        if form == 'concat':
+            if k < 2:
+                return cur
+            cut = self.rng.randint(1, k - 1)
+            c = self.op('Concat', [self.constant([cut]), self.constant([k - cut])], [k], axis=0)
+            return self.op('Add', [c, cur], [m, k])
+        if form == 'slice':
+            c = self.slice(self.constant([k + 2]), [1], [k + 1], [0], [1] if self.chance(0.5) else None, [k])
+            return self.op('Sub', [cur, c], [m, k])
+        if form == 'cast':
+            source = self.constant([k], np.array([self.rng.randint(-3, 3) for _ in range(k)], dtype=np.int64),
+                                   TensorProto.INT64)
+            c = self.op('Cast', [source], [k], to=self.elem)
+            return self.op('Mul', [cur, c], [m, k])
+        if form == 'size':
+            if self.opset < 9 and not self.is_float:
+                return cur
+            # Of cur, or of a graph input of static dims (declared, where cur's may be unknown).
+            size = self.op('Size', [cur if self.chance(0.4) else self.graph_input([self.rng.randint(1, 3), k])],
+                           [], TensorProto.INT64)
+            scale = self.op('Cast', [size], [], to=self.elem)  # N-dependent when m is N: no fold
+            return self.op('Div' if self.is_float else 'Add', [cur, scale], [m, k])
+        # Reshape of cur (or of a graph input: its rank is declared, a computed value's may be
+        # unknown) to [m, k] or [k, m] (not a transpose), the target computed from its Shape.
+        target = [m, k] if self.chance(0.6) or not isinstance(m, int) else [k, m]
+        x = cur if self.chance(0.5) else self.graph_input([m, k])
+        s = self.shape_value(target, x)
+        if s is None:
+            return cur
+        y = self.op('Reshape', [x, s], target)
+        if x != cur and target == [m, k]:
+            return self.op('Add', [cur, y], [m, k])
+        return self.continue_or_output(y, cur)
+
+    def motif_identity(self, cur):
+        """Identity chains (one made a graph output, whose name must stay) and Dropouts:
+        inference ones (opsets 7-11; 12+ without training_mode or with a constant false), their
+        masks read, and near misses: training_mode a graph input (ratio 0 keeps it exact)."""
+        m, k = self.shape[cur]
+        self.motifs.append('identity')
+        if self.chance(0.4):
+            y = cur
+            for _ in range(self.rng.randint(1, 3)):
+                y = self.op('Identity', [y], [m, k], self.elem_of[cur])
+                if self.chance(0.2):
+                    self.mark_output(y)
+            return y
+        if not self.is_float:
+            return cur
+        if self.opset < 12:
+            attrs = {'ratio': self.pick([0.5, 0.1])} if self.chance(0.5) else {}
+            return self.op('Dropout', [cur], [m, k], **attrs)
+        operands = [cur]
+        training = self.pick(['absent', 'absent', 'false', 'input'])
+        if training != 'absent' or self.chance(0.5):
+            ratio = 0.0 if training == 'input' else self.pick([0.5, 0.2])
+            operands.append(self.full([], ratio))
+        if training == 'false':
+            operands.append(self.full([], False, TensorProto.BOOL))
+        elif training == 'input':
+            operands.append(self.graph_input([], TensorProto.BOOL))
+        if self.chance(0.4):
+            y, mask = self.multi('Dropout', operands, [[m, k], [m, k]], [self.elem, TensorProto.BOOL])
+            self.mark_output(mask)
+            return y
+        return self.op('Dropout', operands, [m, k])
+
+    def motif_cast(self, cur):
+        """Cast to the type cur has (and CastLike, 15+); Cast -> Cast through a type that loses
+        nothing (fuses) or one that does (float16, bfloat16 (13+), int32 for floats; int32 for
+        int64: must stay)."""
+        m, k = self.shape[cur]
+        self.motifs.append('cast')
+        if self.chance(0.35):
+            if self.opset >= 15 and self.chance(0.4):
+                return self.op('CastLike', [cur, self.full([1], 0)], [m, k])
+            return self.op('Cast', [cur], [m, k], to=self.elem)
+        mids = {
+            'float': [TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.INT32, TensorProto.INT64],
+            'double': [TensorProto.FLOAT, TensorProto.INT64],
+            'float16': [TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT32],
+            'int32': [TensorProto.INT64, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.FLOAT],
+            'int64': [TensorProto.INT32, TensorProto.DOUBLE, TensorProto.FLOAT],
+        }[self.elem_name]
+        mid_elem = self.pick(mids)
+        mid = self.op('Cast', [cur], [m, k], mid_elem, to=mid_elem)
+        if self.chance(0.15):
+            self.mark_output(mid)
+        y = self.op('Cast', [mid], [m, k], to=self.elem)
+        if mid_elem in (TensorProto.INT64, TensorProto.DOUBLE):
+            # ORT 1.30 (optimizations off) loses Cast(Cast(x, int64 or double)) when a body
+            # reads it directly ("Missing Input"); a node between keeps the original runnable.
+            y = self.op(self.unary(), [y], [m, k])
+        return y
+
+    def motif_transpose(self, cur):
+        """Transposes: the identity perm, two that compose (to the identity or not), 2-D and
+        3-D, the inner one read elsewhere now and then."""
+        m, k = self.shape[cur]
+        self.motifs.append('transpose')
+        if self.chance(0.3):
+            return self.op('Transpose', [cur], [m, k], self.elem_of[cur], perm=[0, 1])
+        if self.chance(0.4):
+            inner = self.transpose2d(cur)
+            return self.op('Transpose', [inner], [m, k], self.elem_of[cur], **({'perm': [1, 0]} if self.chance(0.7) else {}))
+        x = self.unsqueeze(cur, [self.rng.randint(0, 2)]) if self.chance(0.5) else self.tensor([2, m, k])
+        y = x
+        for _ in range(2):
+            perm = self.rng.sample(range(3), 3)
+            y = self.op('Transpose', [y], [self.shape[y][p] for p in perm], self.elem_of[x], perm=perm)
+            self.maybe_share(y, 0.1)
+        self.mark_output(y)
+        return cur
+
+    def motif_reshape(self, cur):
+        """Reshapes that change nothing (0, -1, Shape(x), allowzero), Reshape -> Reshape (fuses
+        unless the outer target has a 0 that copies the intermediate's dim), and Flattens (a
+        no-op on 2-D with axis 1, folding a dim of 1; axis 0 is no no-op)."""
+        m, k = self.shape[cur]
+        self.motifs.append('reshape')
+        elem = self.elem_of[cur]
+        form = self.pick(['nop', 'chain', 'chain', 'chain', 'flatten'])
+        if form == 'nop':
+            target = self.pick([[-1, k], [0, k], [0, -1]] + ([[m, k]] if isinstance(m, int) else []))
+            attrs = {'allowzero': 1} if self.opset >= 14 and 0 not in target and self.chance(0.3) else {}
+            if self.chance(0.2):
+                return self.op('Reshape', [cur, self.op('Shape', [cur], [2], TensorProto.INT64)], [m, k], elem)
+            return self.reshape(cur, target, [m, k], **attrs)
+        if form == 'chain':
+            flat = self.fresh_symbol() if not isinstance(m, int) else m * k
+            inner_target = self.pick([[-1], [-1, 1], [1, -1], [0, 1, -1]] + ([[m, 1, k]] if isinstance(m, int) else []))
+            inner_shape = {1: [flat], 2: [flat, 1] if inner_target == [-1, 1] else [1, flat],
+                           3: [m, 1, k]}[len(inner_target)]
+            inner = self.reshape(cur, inner_target, inner_shape)
+            self.maybe_share(inner, 0.1)
+            # The outer target: known entries (fuses), or a 0 copying the intermediate's dim.
+            outer = self.pick([[-1, k], [-1, k], [1, -1]] + ([[0, -1]] if len(inner_shape) == 3 else []))
+            attrs = {'allowzero': 1} if self.opset >= 14 and 0 not in outer and self.chance(0.2) else {}
+            y = self.reshape(inner, outer, [m, k] if outer != [1, -1] else [1, flat], **attrs)
+            return self.continue_or_output(y, cur)
+        if self.chance(0.5):
+            x = self.unsqueeze(cur, [self.pick([1, 2])])
+            return self.op('Flatten', [x], [m, k], elem, axis=1)
+        axis = self.pick([1, 1, 0] + ([-1] if self.opset >= 11 else []))
+        y = self.op('Flatten', [cur], [m, k] if axis != 0 else [1, self.fresh_symbol()], elem, axis=axis)
+        return self.continue_or_output(y, cur)
+
+    def fresh_symbol(self):
+        """A dim the generator does not track (a product of dims); never a graph input's."""
+        return f'D{self.counter}'
+
+    def motif_squeeze(self, cur):
+        """Unsqueeze -> Unsqueeze (fuses) squeezed back, Squeeze -> Squeeze, Squeeze(Unsqueeze)
+        and Unsqueeze(Squeeze) of the same axes (negative ones too) and of other axes (stays)."""
+        m, k = self.shape[cur]
+        self.motifs.append('squeeze')
+        form = self.pick(['unsqueezes', 'unsqueezes', 'squeezes', 'cancel', 'cancel'])
+        if form == 'unsqueezes':
+            a1 = self.pick([[0], [1], [2], [-1], [0, 3]])
+            u1 = self.unsqueeze(cur, a1)
+            r = len(self.shape[u1])
+            a2 = self.pick([[0], [r], [-1], [1]])
+            u2 = self.unsqueeze(u1, a2)
+            self.maybe_share(u1, 0.1)
+            if self.chance(0.3):
+                self.mark_output(u2)
+                return cur
+            # Squeeze back every inserted axis (some written negative): cur's dims stay.
+            inserted = self.inserted_axes(self.shape[u2], [m, k])
+            rank = len(self.shape[u2])
+            return self.squeeze(u2, [a - rank if self.chance(0.3) else a for a in inserted])
+        if form == 'squeezes':
+            x = self.graph_input([m, 1, k, 1])
+            s1 = self.squeeze(x, self.pick([[1], [-3], [3], [-1]]))
+            return self.squeeze(s1, [1] if self.shape[s1][1] == 1 else [2])
+        if self.chance(0.4):
+            a = self.pick([[0], [1], [2], [-1], [-3]])
+            u = self.unsqueeze(cur, a)
+            same = self.chance(0.7)
+            if same:
+                return self.squeeze(u, a)
+            # Another axis holding a 1 (if there is one): no cancelling pair.
+            others = [i for i, d in enumerate(self.shape[u]) if d == 1 and i != a[0] % 3]
+            if not others:
+                return self.squeeze(u, a)
+            return self.continue_or_output(self.squeeze(u, [self.pick(others)]), cur)
+        x = self.graph_input([m, 1, k])
+        s = self.squeeze(x, self.pick([[1], [-2]]))
+        y = self.unsqueeze(s, self.pick([[1], [-2], [1], [0]]))
+        self.maybe_share(y, 0.2)
+        self.mark_output(self.op(self.unary(), [y], self.shape[y]))  # a reader besides the output
+        return cur
+
+    @staticmethod
+    def inserted_axes(shape, original):
+        """The axes of `shape` (original's dims with 1s inserted) to squeeze to get original
+        back: original's dims matched first come, in order (where a 1 of original could be
+        either, both are 1s: the values are the same)."""
+        axes, j = [], 0
+        for i, d in enumerate(shape):
+            if j < len(original) and d == original[j]:
+                j += 1
+            else:
+                axes.append(i)
+        return axes
+
+    def motif_pad_slice(self, cur):
+        """Pads of zeros (any mode: a no-op), a real Pad sliced back; Slices of the full range
+        (ends past the dim, INT64_MAX) and near misses (one short, step -1); Slice -> Slice."""
+        m, k = self.shape[cur]
+        self.motifs.append('pad-slice')
+        form = self.pick(['nop-pad', 'pad', 'nop-slice', 'slices'] if self.is_float or self.opset >= 11
+                         else ['nop-slice', 'slices'])  # Pad-2 is for floating types only
+        if form == 'nop-pad':
+            return self.pad(cur, [0, 0, 0, 0], [m, k], self.pick(['constant', 'reflect', 'edge']),
+                            self.pick([None, 0.0, 1.0]) if self.is_float else None)
+        if form == 'pad':
+            before, after = self.rng.randint(0, 2), self.rng.randint(0, 2)
+            p = self.pad(cur, [0, before, 0, after], [m, k + before + after], self.pick(['constant', 'edge']))
+            return self.slice(p, [before], [before + k], [self.pick([1, -1])], None, [m, k])
+        if form == 'nop-slice':
+            end = self.pick([k, k + 5, 2**63 - 1] + ([k - 1] if k > 1 else []))
+            axis = self.pick([1, -1])
+            steps = [self.pick([1, 1, -1])] if self.opset >= 10 and self.chance(0.4) else None
+            if steps == [-1]:
+                return self.slice(cur, [-1], [-2**63], [axis], steps, [m, k])
+            if self.chance(0.3):  # the rows: only INT64_MAX is past a symbolic dim for sure
+                return self.slice(cur, [0], [2**63 - 1], [0], steps, [m, k])
+            return self.slice(cur, [0], [end], [axis], steps, [m, min(end, k)] if end != 2**63 - 1 else [m, k])
+        x = self.tensor([m, k + 3])
+        s1 = self.slice(x, [1], [k + 3], [1], [1] if self.chance(0.5) else None, [m, k + 2])
+        if self.chance(0.3):
+            s1 = self.slice(s1, [0], [2**63 - 1], [0], None, [m, k + 2])
+        start = self.rng.randint(0, 2)
+        return self.slice(s1, [start], [start + k], [self.pick([1, -1])], None, [m, k])
+
+    def motif_concat_split(self, cur):
+        """Concat of one input, Concat -> Concat on the same axis (fuses) or with the inner one
+        read elsewhere, Split into one output, Split into two concatenated back."""
+        m, k = self.shape[cur]
+        self.motifs.append('concat-split')
+        form = self.pick(['one', 'one', 'nested', 'nested', 'split-one', 'split-two'])
+        if form == 'one':
+            return self.op('Concat', [cur], [m, k], self.elem_of[cur], axis=self.pick([0, 1, -1]))
+        if form == 'nested':
+            a = self.tensor([m, 1])
+            inner = self.op('Concat', [cur, a] if self.chance(0.5) else [a, cur], [m, k + 1], axis=1)
+            if self.chance(0.2):
+                self.mark_output(inner)
+            b = self.tensor([m, 2])
+            y = self.op('Concat', [b, inner] if self.chance(0.5) else [inner, b], [m, k + 3],
+                        axis=self.pick([1, -1]))
+            return self.slice(y, [0], [k], [1], None, [m, k])
+        if form == 'split-one':
+            if self.opset >= 13 and (self.opset >= 18 or self.chance(0.5)):
+                return self.multi('Split', [cur, self.ints([k])], [[m, k]], [self.elem_of[cur]], axis=1)[0]
+            return self.multi('Split', [cur], [[m, k]], [self.elem_of[cur]], axis=1)[0]
+        if k < 2:
+            return cur
+        cut = self.rng.randint(1, k - 1)
+        if self.opset >= 13:
+            parts = self.multi('Split', [cur, self.ints([cut, k - cut])], [[m, cut], [m, k - cut]],
+                               [self.elem] * 2, axis=1)
+        else:
+            parts = self.multi('Split', [cur], [[m, cut], [m, k - cut]], [self.elem] * 2, axis=1, split=[cut, k - cut])
+        return self.op('Concat', parts[::-1] if self.chance(0.3) else parts, [m, k], axis=1)
+
+    def motif_nop_arith(self, cur):
+        """x*1, 1*x, x+0, x-0, x/1, Pow(x, 1), And(b, true), Or(b, false) with constants that
+        broadcast into x; near misses: a constant that grows x ([2, m, k]) or is not exactly the
+        neutral value, 0 - x, 1 / x."""
+        m, k = self.shape[cur]
+        self.motifs.append('nop-arith')
+        ops = [('Mul', 1), ('Add', 0), ('Sub', 0)] + ([('Div', 1)] if self.is_float else []) + \
+              ([('Pow', 1)] if self.elem_name in ('float', 'double') else [])
+        if self.opset >= 7 and self.chance(0.15):
+            b = self.graph_input([m, k], TensorProto.BOOL)
+            op, neutral = self.pick([('And', True), ('Or', False)])
+            y = self.op(op, [b, self.full(self.pick([[], [1], [k]]), neutral, TensorProto.BOOL)], [m, k],
+                        TensorProto.BOOL)
+            self.mark_output(self.op('Not', [y], [m, k], TensorProto.BOOL))  # a reader besides the output
+            return cur
+        op, neutral = self.pick(ops)
+        shape = self.pick([[], [1], [k], [1, k], [1, 1]])
+        grows = self.chance(0.15)
+        if grows:
+            shape = [2, 1, k]
+        value = neutral
+        if self.chance(0.15):
+            value = neutral + (0.001 if self.is_float else 1)
+        if op == 'Add' and self.is_float and self.chance(0.3):
+            value = -0.0
+        int_exponent = op == 'Pow' and self.opset >= 12 and self.chance(0.3)  # Pow-12: T1 apart from T
+        c = self.full(shape, value, TensorProto.INT64 if int_exponent else None)
+        # 1 * x and 0 + x; 0 - x, 1 / x and 1 ^ x are near misses.
+        swap = op in ('Mul', 'Add') and self.chance(0.5) or (not int_exponent and self.chance(0.1))
+        operands = [c, cur] if swap else [cur, c]
+        y = self.op(op, operands, broadcast([m, k], shape))
+        return self.continue_or_output(y, cur)
+
+    def motif_idempotent(self, cur):
+        """Relu(Relu), Floor(Floor), Ceil(Ceil), Round(Round) (11+), Sign(Sign) (9+); near
+        misses: two different ones."""
+        if self.elem_name not in ('float', 'double'):
+            return cur
+        self.motifs.append('idempotent')
+        ops = ['Relu', 'Floor', 'Ceil'] + (['Round'] if self.opset >= 11 else []) + (['Sign'] if self.opset >= 9 else [])
+        first = self.pick(ops)
+        inner = self.op(first, [cur], self.shape[cur])
+        self.maybe_share(inner, 0.1)
+        return self.op(first if self.chance(0.75) else self.pick(ops), [inner], self.shape[cur])
+
+    def motif_where_log_softmax(self, cur):
+        """Where(Not(c), x, y) (9+), Log(Softmax(x)) on an axis (the Softmax read elsewhere now
+        and then), and Log of something else."""
+        m, k = self.shape[cur]
+        if self.opset >= 9 and (self.chance(0.5) or not self.is_float):
+            self.motifs.append('where-not')
+            c = self.graph_input(self.pick([[m, k], [k], [1]]), TensorProto.BOOL)
+            n = self.op('Not', [c], self.shape[c], TensorProto.BOOL)
+            self.maybe_share(n, 0.1)
+            other = self.tensor(self.pick([[m, k], [k], [1]]))
+            return self.op('Where', [n, cur, other] if self.chance(0.5) else [n, other, cur], [m, k])
+        if not self.is_float:
+            return cur
+        self.motifs.append('log-softmax')
+        s = self.op('Softmax', [cur], [m, k], **({'axis': self.pick([1, -1, 0])} if self.chance(0.7) else {}))
+        self.maybe_share(s, 0.15)
+        return self.op('Log', [s], [m, k])
+
+    def weights(self, shape, lo=-1.0, hi=1.0):
+        data = np.array([self.rng.uniform(lo, hi) for _ in range(int(np.prod(shape)))]).reshape(shape)
+        return self.constant(shape, data.astype(self.np_type()), where=self.pick(['any', 'initializer']))
+
+    def batch_norm(self, x, channels):
+        operands = [self.weights([channels]), self.weights([channels]), self.weights([channels]),
+                    self.weights([channels], 0.1, 2.0)]
+        attrs = {'epsilon': self.pick([1e-5, 1e-3])} if self.chance(0.5) else {}
+        if self.opset < 9:
+            attrs['spatial'] = 1
+        return self.op('BatchNormalization', [x] + operands, self.shape[x], **attrs)
+
+    def motif_conv(self, cur):
+        """Conv (and ConvTranspose) with constant weights, then BatchNormalization, an Add of a
+        per-channel bias ([C,1,1], [1,C,1,1]) or of one that is not ([W]), a Mul by a
+        per-channel scale; a Pad of zeros before (fuses) or of another value, mode or axis
+        (stays); AveragePool with count_include_pad 1 (fuses) or 0 after a Pad, MaxPool (stays).
+        The 4-D result is a graph output."""
+        if self.elem_name != 'float':
+            return cur
+        self.motifs.append('conv')
+        b, c = self.pick([1, 'N', 2]), self.rng.randint(1, 3)
+        h, w = self.rng.randint(3, 5), self.rng.randint(3, 5)
+        x = self.graph_input([b, c, h, w])
+        pool = self.chance(0.3)  # a pool after a Pad, or a Conv
+        if pool or self.chance(0.4):
+            p = [self.rng.randint(0, 1) for _ in range(4)]
+            near = self.pick([None, None, None, 'value', 'mode', 'batch'])
+            full_pads = [0, 0, p[0], p[1], 0, 0, p[2], p[3]]
+            if near == 'batch':
+                full_pads[4] = 1
+            shape = [b if near != 'batch' else self.fresh_symbol(), c, h + p[0] + p[2], w + p[1] + p[3]]
+            x = self.pad(x, full_pads, shape, 'edge' if near == 'mode' else 'constant',
+                         1.0 if near == 'value' else self.pick([None, 0.0]))
+            if near == 'batch':
+                self.mark_output(x)
+                return cur
+            h, w = shape[2], shape[3]
+        if pool:
+            kind = self.pick(['AveragePool', 'AveragePool', 'MaxPool'])
+            # Kernels larger than the pads (of 1 at most): ONNX Runtime refuses a pad >= kernel.
+            kh, kw = self.rng.randint(2, min(3, h)), self.rng.randint(2, min(3, w))
+            attrs = {'kernel_shape': [kh, kw]}
+            if kind == 'AveragePool':
+                attrs['count_include_pad'] = self.pick([1, 1, 0])
+            y = self.op(kind, [x], [b, c, h - kh + 1, w - kw + 1], **attrs)
+            self.mark_output(y)
+            return cur
+        transpose = self.opset >= 11 and self.chance(0.2)
+        group = c if c > 1 and self.chance(0.3) else 1
+        co = c * self.rng.randint(1, 2) if group > 1 else self.rng.randint(1, 3)
+        kh, kw = self.rng.randint(1, min(3, h)), self.rng.randint(1, min(3, w))
+        wshape = [c, co // group, kh, kw] if transpose else [co, c // group, kh, kw]
+        weight = self.weights(wshape) if self.chance(0.9) else self.graph_input(wshape)
+        operands = [x, weight] + ([self.weights([co])] if self.chance(0.5) else [])
+        op = 'ConvTranspose' if transpose else 'Conv'
+        shape = [b, co, h + kh - 1, w + kw - 1] if transpose else [b, co, h - kh + 1, w - kw + 1]
+        y = self.op(op, operands, shape, **({'group': group} if group > 1 else {}))
+        self.maybe_share(y, 0.1)
+        after = self.pick(['bn', 'add', 'mul'])
+        if after == 'bn':
+            y = self.batch_norm(y, co)
+        else:
+            bias = self.pick([[co, 1, 1], [1, co, 1, 1], [co, 1, 1], [1], [shape[3]]])
+            y = self.op('Add' if after == 'add' else 'Mul', [y, self.weights(bias)] if self.chance(0.7)
+                        else [self.weights(bias), y], broadcast(shape, bias))
+        self.mark_output(y)
+        return cur
+
+    def motif_gemm_bn(self, cur):
+        """Gemm or MatMul of cur and a constant weight, then BatchNormalization on the columns;
+        near misses: the weight a graph input, the product read elsewhere."""
+        if self.elem_name not in ('float', 'double') or self.opset < 9:
+            return cur
+        self.motifs.append('gemm-bn')
+        m, k = self.shape[cur]
+        n = self.rng.randint(1, 3)
+        trans_b = self.chance(0.3)
+        wshape = [n, k] if trans_b else [k, n]
+        weight = self.weights(wshape) if self.chance(0.85) else self.graph_input(wshape)
+        if self.chance(0.5):
+            attrs = {'transB': 1} if trans_b else {}
+            if self.chance(0.3):
+                attrs['alpha'] = 0.5
+            bias = [self.weights([n])] if self.opset < 11 or self.chance(0.6) else []  # C optional from 11
+            y = self.op('Gemm', [cur, weight] + bias, [m, n], **attrs)
+        else:
+            y = self.op('MatMul', [cur, weight if not trans_b else self.weights([k, n])], [m, n])
+        self.maybe_share(y, 0.1)
+        return self.batch_norm(y, n)
+
+    def motif_if_constant(self, cur):
+        """An If whose condition is a constant (a Constant node or an initializer; one that is
+        also a graph input a caller may override must stay)."""
+        self.motifs.append('if-constant')
+        motif = self.pick(self.plain_motifs())
+        then_nodes, y = self.body(motif, cur)
+        other = self.graph_input(self.shape[y], self.elem_of[y])
+        else_nodes, z = self.body(lambda _: self.node('Identity', [other], self.shape[y], hoist=False,
+                                                      elem=self.elem_of[y]), cur)
+        info = lambda v: helper.make_tensor_value_info(v, self.elem_of[v], self.shape[v])
+        cond = self.constant([], np.array(self.chance(0.5)), TensorProto.BOOL,
+                             where=self.pick(['any', 'initializer']))
+        return self.node('If', [cond], self.shape[y], {
+            'then_branch': helper.make_graph(then_nodes, self.fresh('then'), [], [info(y)]),
+            'else_branch': helper.make_graph(else_nodes, self.fresh('else'), [], [info(z)]),
+        }, hoist=False, elem=self.elem_of[y])
+
+    def motif_cse(self, cur):
+        """The same node twice (CSE), the same constant twice (duplicate initializers, then
+        CSE); near misses: the same bytes in another shape, one element different."""
+        m, k = self.shape[cur]
+        self.motifs.append('cse')
+        if self.chance(0.5):
+            op = self.pick(['Abs', 'Neg'] + (['Relu', 'Exp'] if self.is_float else []))
+            a, b = self.op(op, [cur], [m, k]), self.op(op, [cur], [m, k])
+            return self.op('Add', [a, b], [m, k])
+        data = self.random_data([k])
+        c1 = self.constant([k], data, where='initializer')
+        near = self.pick([None, None, 'shape', 'value'])
+        if near == 'shape':
+            c2 = self.constant([1, k], data.reshape([1, k]), where='initializer')
+        else:
+            other = data.copy()
+            if near == 'value':
+                other[0] = other[0] + 1
+            c2 = self.constant([k], other, where='initializer')
+        a, b = self.op('Add', [cur, c1], [m, k]), self.op('Add', [cur, c2], [m, k])
+        return self.op('Sub' if self.is_float else 'Mul', [a, b], [m, k])
+
+    def norm_input(self, cur):
+        """The value a normalization motif normalizes: cur, or a 3-D [2, m, k] input."""
+        return cur if self.chance(0.7) else self.graph_input([2] + self.shape[cur])
+
+    def norm_tail(self, x, d, axes, rms):
+        """Normalizes d (= x - mean, or x for RMS) by Sqrt(ReduceMean(d^2) + eps); the near
+        misses: axes differing between the ReduceMeans, eps not a positive constant."""
+        shape = self.shape[x]
+        sq = self.op('Pow', [d, self.full([], 2.0)], shape) if self.chance(0.5) else self.op('Mul', [d, d], shape)
+        other_axes = axes if self.chance(0.9) else [0]
+        var = self.reduce_mean(sq, other_axes)
+        eps_kind = self.pick(['const'] * 12 + ['input', 'zero'])
+        if eps_kind == 'const':
+            # Powers of two, which every float type holds exactly (the fused op's epsilon is a
+            # float attribute: a double 1e-5 is a near miss), and 1e-5.
+            eps = self.full(self.pick([[], [1]]), self.pick([2.0**-17, 2.0**-20, 2.0**-10, 1e-5]))
+        elif eps_kind == 'zero':
+            eps = self.full([], 0.0)
+        else:
+            eps = self.op('Abs', [self.graph_input([])], [])
+        std = self.op('Sqrt', [self.op('Add', [var, eps] if self.chance(0.7) else [eps, var], self.shape[var])],
+                      self.shape[var])
+        if self.chance(0.6):
+            n = self.op('Div', [d, std], shape)
+        else:
+            inv = self.op('Reciprocal', [std], self.shape[std]) if self.chance(0.6) else \
+                self.op('Div', [self.full([], 1.0), std], self.shape[std])
+            n = self.op('Mul', [d, inv] if self.chance(0.5) else [inv, d], shape)
+        k = shape[-1]
+        if self.chance(0.8):
+            scale_shape = self.pick([[k], [k], [k], [1, k], [1]] + ([[shape[-2], 1]] if isinstance(shape[-2], int) else []))
+            n = self.op('Mul', [n, self.weights(scale_shape)], broadcast(shape, scale_shape))
+            if not rms and self.chance(0.7):
+                n = self.op('Add', [n, self.weights([k])] if self.chance(0.7) else [self.weights([k]), n],
+                            self.shape[n])
+        return n
+
+    def norm_axes(self, x):
+        rank = len(self.shape[x])
+        return self.pick([[-1], [-1], [rank - 1]] + ([[-2, -1], [1, 2]] if rank == 3 else []))
+
+    def motif_layer_norm(self, cur):
+        """The written-out LayerNormalization (fuses from opset 17), its near misses: the
+        centered value read elsewhere, axes or eps wrong, a scale along the rows."""
+        if self.opset < 13 or self.elem_name not in ('float', 'double', 'float16'):
+            return cur
+        self.motifs.append('layer-norm')
+        x = self.norm_input(cur)
+        axes = self.norm_axes(x)
+        mean = self.reduce_mean(x, axes)
+        d = self.op('Sub', [x, mean], self.shape[x])
+        if self.chance(0.05):
+            self.mark_output(d)
+        y = self.norm_tail(x, d, axes, rms=False)
+        return self.continue_or_output(y, cur)
+
+    def motif_rms_norm(self, cur):
+        """The written-out RMSNormalization (fuses at opset 23), near misses as for LayerNorm."""
+        if self.opset < 13 or self.elem_name not in ('float', 'double', 'float16'):
+            return cur
+        self.motifs.append('rms-norm')
+        x = self.norm_input(cur)
+        y = self.norm_tail(x, x, self.norm_axes(x), rms=True)
+        return self.continue_or_output(y, cur)
+
+    def motif_gelu(self, cur):
+        """GELU written out, erf and tanh forms in several groupings (fuses from opset 20); near
+        misses: a constant 2% off."""
+        if self.opset < 13 or self.elem_name not in ('float', 'double'):
+            return cur
+        self.motifs.append('gelu')
+        x, shape = cur, self.shape[cur]
+        off = 1.02 if self.chance(0.15) else 1.0
+        mul = lambda a, b: self.op('Mul', [a, b] if self.chance(0.5) else [b, a], shape)
+        c = lambda v: self.full(self.pick([[], [1]]), v)
+        if self.elem_name == 'float' and self.chance(0.5):  # ORT's Erf is for float only
+            if self.chance(0.5):
+                inner = self.op('Div', [x, c(1.4142135623730951 * off)], shape)
+            else:
+                inner = mul(x, c(0.7071067811865476 * off))
+            curve = self.op('Erf', [inner], shape)
+        else:
+            cube = self.op('Pow', [x, c(3.0)], shape) if self.chance(0.5) else mul(mul(x, x), x)
+            poly = self.op('Add', [x, mul(c(0.044715 * off), cube)], shape)
+            curve = self.op('Tanh', [mul(c(0.7978845608028654), poly)], shape)
+        one_plus = self.op('Add', [c(1.0), curve] if self.chance(0.5) else [curve, c(1.0)], shape)
+        form = self.pick(['x*(1+e)*0.5', '0.5x*(1+e)', 'x*(0.5(1+e))', '/2'])
+        if form == 'x*(1+e)*0.5':
+            return mul(mul(x, one_plus), c(0.5))
+        if form == '0.5x*(1+e)':
+            return mul(mul(c(0.5), x), one_plus)
+        if form == 'x*(0.5(1+e))':
+            return mul(x, mul(c(0.5), one_plus))
+        return self.op('Div', [mul(x, one_plus), c(2.0)], shape)
+
+    def motif_hard(self, cur):
+        """HardSwish and HardSigmoid written out: x * HardSigmoid(x), x * Clip(x + 3, 0, 6) / 6,
+        Clip(x + 3, 0, 6) / 6, Clip(alpha * x + beta, 0, 1); near misses: other alpha, bounds."""
+        if self.elem_name != 'float':
+            return cur
+        self.motifs.append('hard')
+        x, shape = cur, self.shape[cur]
+        mul = lambda a, b: self.op('Mul', [a, b] if self.chance(0.5) else [b, a], shape)
+        near = self.chance(0.15)
+        form = self.pick(['x*hardsigmoid', 'relu6', 'relu6', 'affine'])
+        if form == 'x*hardsigmoid':
+            hs = self.op('HardSigmoid', [x], shape, alpha=0.2 if near else 0.16666667, beta=0.5)
+            return mul(x, hs)
+        if form == 'affine':
+            a = self.op('Add', [mul(x, self.full([], self.pick([0.2, 0.1]))), self.full([], 0.5)], shape)
+            return self.clip(a, 0.0, 2.0 if near else 1.0)
+        shifted = self.op('Add', [x, self.full([], 3.0)] if self.chance(0.5) else [self.full([], 3.0), x], shape)
+        if self.chance(0.3):
+            shifted = self.op('Relu', [shifted], shape)
+        clipped = self.clip(shifted, 0.0, 5.0 if near else 6.0)
+        sixth = self.pick(['div', 'mul'])
+        scaled = self.op('Div', [clipped, self.full([], 6.0)], shape) if sixth == 'div' else \
+            mul(clipped, self.full([], 1.0 / 6.0))
+        return mul(x, scaled) if self.chance(0.6) else scaled
+
     def plain_motifs(self):
-        return [self.motif_transpose_gemm, self.motif_expand, self.motif_matmul_add]
+        return [getattr(self, f'motif_{name}') for name in FAMILIES]
 
     def body_motifs(self):
         """What a new If/Loop body runs: a plain motif, or (one level down) another body."""
         nested = [self.motif_if, self.motif_loop] if self.cur_depth() == 0 else []
-        return self.plain_motifs() * 3 + nested
+        return self.plain_motifs() + nested
 
     # -- the whole model -----------------------------------------------------------------------
-    def build(self):
+    def settle(self, cur):
+        """cur as the next motif's [m, k] (k known); a result of another shape (Gemm(T, T) of
+        a symbolic batch is [N, N]) becomes a graph output and a new input takes over."""
+        shape = self.shape[cur]
+        if len(shape) == 2 and isinstance(shape[1], int):
+            return cur
+        self.mark_output(cur if self.depth[cur] == 0 else self.node('Identity', [cur], shape, hoist=False))
+        return self.graph_input([self.pick(['N', 1, 2]), self.rng.randint(1, 4)])
+
+    def build(self, first):
+        """The model: motif `first` (a FAMILIES or BODY_FAMILIES name), then 0 to 3 random ones."""
         m = self.pick(['N', 'N', 1, 2, 3])
         cur = self.graph_input([m, self.rng.randint(1, 4)])
-        for _ in range(self.rng.randint(1, 4)):
-            motif = self.pick(self.plain_motifs() * 3 + [self.motif_if, self.motif_loop])
-            cur = motif(cur)
+        cur = self.settle(getattr(self, f'motif_{first}')(cur))
+        for _ in range(self.rng.randint(0, 3)):
+            motif = self.pick(self.plain_motifs() + [self.motif_if, self.motif_loop] * 2)
+            cur = self.settle(motif(cur))
         if self.depth[cur] != 0 or cur in [i.name for i in self.inputs]:
             cur = self.node('Identity', [cur], self.shape[cur], hoist=False)
         self.mark_output(cur)
@@ -563,15 +1273,56 @@ class Graph:
         if self.opset > NEWEST_CHECKED_OPSET:
             model.opset_import[0].version = self.opset
             model.ir_version = IR_VERSION[self.opset]
+            reduce_axes_as_inputs(model)
         return model
+
+
+def reduce_axes_as_inputs(model):
+    """ReduceMean-18 takes its axes as an input: the attribute of ReduceMean-13 becomes an
+    initializer of the main graph (visible in every body)."""
+    def walk(graph):
+        for node in graph.node:
+            for attr in node.attribute:
+                for sub in ([attr.g] if attr.type == onnx.AttributeProto.GRAPH else []):
+                    walk(sub)
+            if node.op_type != 'ReduceMean':
+                continue
+            axes = [a for a in node.attribute if a.name == 'axes']
+            if not axes:
+                continue
+            name = f'{node.output[0]}_axes'
+            model.graph.initializer.append(numpy_helper.from_array(np.array(axes[0].ints, dtype=np.int64), name))
+            node.input.append(name)
+            node.attribute.remove(axes[0])
+    walk(model.graph)
+
+
+# The motif families (Graph.motif_<name>). Graph i of a batch starts with FAMILIES[i % len], so
+# that a short batch gives every family its chances; each may prefer opsets and element types
+# where its passes fire (half the graphs of the family take them).
+FAMILIES = ['transpose_gemm', 'expand', 'matmul_add', 'fold', 'identity', 'cast', 'transpose',
+            'reshape', 'squeeze', 'pad_slice', 'concat_split', 'nop_arith', 'idempotent',
+            'where_log_softmax', 'conv', 'gemm_bn', 'if_constant', 'cse', 'layer_norm', 'rms_norm',
+            'gelu', 'hard']
+BODY_FAMILIES = ['if', 'loop']  # a body running one of FAMILIES (or, one level down, these)
+PREFERRED_OPSETS = {'layer_norm': range(17, 24), 'rms_norm': [23], 'gelu': range(20, 24),
+                    'hard': range(14, 24), 'squeeze': range(7, 24)}
+FLOAT_ONLY = {'conv', 'hard', 'transpose_gemm'}
 
 
 def generate(seed, index):
     rng = random.Random(f'{seed}/{index}')
-    opset = rng.choice(list(range(7, 18)) * 2 + list(range(18, 24)))
-    elem = rng.choice(['float'] * 6 + ['double', 'float16', 'float16', 'int32', 'int64'])
+    first = (FAMILIES + BODY_FAMILIES)[index % (len(FAMILIES) + len(BODY_FAMILIES))]
+    opsets = list(range(7, 18)) * 2 + list(range(18, 24))
+    if first in PREFERRED_OPSETS and rng.random() < 0.7:
+        opsets = list(PREFERRED_OPSETS[first])
+    opset = rng.choice(opsets)
+    elems = ['float'] * 6 + ['double', 'float16', 'float16', 'int32', 'int64']
+    if first in FLOAT_ONLY or rng.random() < 0.3:
+        elems = ['float']
+    elem = rng.choice(elems)
     g = Graph(rng, opset, elem)
-    model = g.build()
+    model = g.build(first)
     return model, {'opset': opset, 'elem': elem, 'motifs': sorted(set(g.motifs)),
                    'dims': [{**{s: b[s] for s in sorted(g.symbols)}, '*': b['N']} for b in DIM_BINDINGS]}
 

@@ -1,15 +1,18 @@
 #!/usr/bin/env node
-// Differential test of the -O1 passes (tests/differential/README.md): optimizes every model of a
-// generated batch with diff_driver, runs original and optimized with ONNX Runtime on the same
-// seeded inputs (symbolic dims bound per run as the manifest says), and reports how many graphs
-// each pass changed and each pattern fired in and declined in.
+// Differential test of the passes (tests/differential/README.md): optimizes every model of a
+// generated batch with diff_driver (a pipeline, or every pass alone), runs original and optimized
+// with ONNX Runtime on the same seeded inputs (symbolic dims bound per run as the manifest says),
+// and reports in how many graphs each pass fired and each rewrite pattern fired and declined.
 //
 //   node run_differential.mjs --driver DIFF_DRIVER --models DIR [--work DIR] [--jobs J]
-//                             [--seed N] [--require-fires] [--keep]
+//                             [--pipeline -O1|-O2|target=NAME | --each-pass]
+//                             [--seed N] [--require-fires]
 //
 // DIR holds the models and the manifest.json that gen_graphs.py writes. --require-fires fails
-// the run when a pass of -O1 changed no graph, or one of its patterns fired or declined in none
-// (a generator that misses the patterns must not pass). The last line is "N passed, M failed"; exit 0 when nothing failed.
+// the run naming every pass that ran and fired in no graph, and every pattern (family: the
+// per-op variants of one pattern together) that declined somewhere but never fired (a
+// generator that misses what the passes rewrite must not pass).
+// The last line is "N passed, M failed"; exit 0 when nothing failed.
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,16 +22,6 @@ import readline from 'node:readline';
 import { walkArgs } from '../equivalence/lib/args.mjs';
 import { Workers } from '../equivalence/lib/workers.mjs';
 
-// Every rewrite pattern of -O1: each must fire in some graph of a batch.
-const PATTERNS = [
-  'fold-transpose-into-gemm-operand',
-  'fold-gemm-output-transpose',
-  'remove-nop-expand',
-  'read-around-expand',
-  'fuse-matmul-add',
-];
-// The passes of -O1: each must change some graph of a batch.
-const PASSES = ['eliminate-nop-expand', 'fuse-matmul-add-gemm', 'fuse-transpose-gemm', 'eliminate-dead-nodes'];
 const RUNS = 3;
 const TIMEOUT_SECONDS = 120;
 
@@ -38,7 +31,7 @@ function die(message) {
 }
 
 function parseArgs(argv) {
-  const o = { driver: null, models: null, work: null, jobs: 2, seed: 20240521, requireFires: false, keep: false };
+  const o = { driver: null, models: null, work: null, jobs: 2, seed: 20240521, requireFires: false, mode: ['--pipeline', '-O1'] };
   walkArgs(argv, die, (arg, take, raw) => {
     switch (arg) {
       case '--driver': o.driver = path.resolve(take()); break;
@@ -46,8 +39,9 @@ function parseArgs(argv) {
       case '--work': o.work = path.resolve(take()); break;
       case '--jobs': o.jobs = Math.max(1, Number(take()) || 1); break;
       case '--seed': o.seed = Number(take()); break;
+      case '--pipeline': o.mode = ['--pipeline', take()]; break;
+      case '--each-pass': o.mode = ['--each-pass']; break;
       case '--require-fires': o.requireFires = true; break;
-      case '--keep': o.keep = true; break;
       default: die(`unknown argument '${raw}'`);
     }
   });
@@ -55,36 +49,48 @@ function parseArgs(argv) {
   return o;
 }
 
-// The read-around pattern is named per consumer (read-around-expand-add, -gemm, ...).
-function patternFamily(name) {
-  return name.startsWith('read-around-expand') ? 'read-around-expand' : name;
-}
-
 // Runs diff_driver over `models`, restarting it after a model that crashed it; resolves with
-// one result per model ({ok, fired, declined} or {ok: false, error}).
-function optimizeAll(driver, models, outDir) {
-  const results = new Map();
+// each model's runs (one per pipeline: {pipeline, ok, out, fired, patterns, declined} or
+// {ok: false, error}).
+function optimizeAll(driver, mode, models, outDir) {
+  const runs = new Map(models.map((m) => [m, []]));
+  const done = new Set();
   const runFrom = (rest) => new Promise((resolve) => {
-    const child = spawn(driver, [outDir, ...rest], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(driver, [...mode, outDir, ...rest], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-2000); });
     readline.createInterface({ input: child.stdout }).on('line', (line) => {
       const r = JSON.parse(line);
-      results.set(r.model, r);
+      if (r.done) done.add(r.model);
+      else runs.get(r.model).push(r);
     });
     child.on('close', (code, signal) => {
-      const left = rest.filter((m) => !results.has(m));
+      const left = rest.filter((m) => !done.has(m));
       if (left.length && (signal || (code !== 0 && code !== 1))) {
         const how = signal ? `signal ${signal}` : `exit ${code}`;
-        results.set(left[0], { model: left[0], ok: false, error: `diff_driver crashed (${how}): ${stderr.trim()}` });
+        runs.get(left[0]).push({ model: left[0], pipeline: '(after the last line)', ok: false,
+          error: `diff_driver crashed (${how}): ${stderr.trim()}` });
+        done.add(left[0]);
         resolve(runFrom(left.slice(1)));
         return;
       }
-      for (const m of left) results.set(m, { model: m, ok: false, error: `no result (diff_driver ${code}/${signal})` });
+      for (const m of left) runs.get(m).push({ model: m, ok: false, error: `no result (diff_driver ${code}/${signal})` });
       resolve();
     });
   });
-  return runFrom(models).then(() => models.map((m) => results.get(m)));
+  return runFrom(models).then(() => models.map((m) => runs.get(m)));
+}
+
+// A pattern's family: its name up to a per-op suffix ("read-around-expand-Mul",
+// "fuse-rms-norm-at-Div" -> "read-around-expand", "fuse-rms-norm-at"), what --require-fires
+// asks to fire.
+function patternFamily(name) {
+  const op = name.search(/-[A-Z]/);
+  return op < 0 ? name : name.slice(0, op);
+}
+
+function bump(counts, key) {
+  counts[key] = (counts[key] ?? 0) + 1;
 }
 
 async function main() {
@@ -101,25 +107,28 @@ async function main() {
     .filter((c) => c.length);
   const optimized = new Map();
   await Promise.all(chunks.map(async (chunk) => {
-    const results = await optimizeAll(o.driver, chunk.map((n) => path.join(o.models, n)), work);
+    const results = await optimizeAll(o.driver, o.mode, chunk.map((n) => path.join(o.models, n)), work);
     chunk.forEach((n, i) => optimized.set(n, results[i]));
   }));
   const tOpt = Date.now();
 
-  // 2. Compare in long-lived ORT workers.
+  // 2. Compare in long-lived ORT workers: every run that wrote a model.
   const failures = [];
   const jobs = [];
-  names.forEach((n, id) => {
-    const r = optimized.get(n);
-    if (!r.ok) {
-      failures.push(`FAIL ${n}: onnx-opt failed: ${r.error}`);
-      return;
+  for (const n of names) {
+    for (const r of optimized.get(n)) {
+      const what = `${n} [${r.pipeline}]`;
+      if (!r.ok) {
+        failures.push(`FAIL ${what}: onnx-opt failed: ${r.error}`);
+        continue;
+      }
+      if (!r.out) continue;
+      jobs.push({
+        id: jobs.length, name: what, original: path.join(o.models, n), optimized: r.out,
+        seed: o.seed, runs: RUNS, dimSizes: manifest[n].dims,
+      });
     }
-    jobs.push({
-      id, name: n, original: path.join(o.models, n), optimized: path.join(work, n),
-      seed: o.seed, runs: RUNS, dimSizes: manifest[n].dims,
-    });
-  });
+  }
   let runsCompared = 0;
   await new Workers(o.jobs, TIMEOUT_SECONDS).runAll(jobs, (job, result) => {
     if (result.status === 'pass') {
@@ -130,53 +139,67 @@ async function main() {
     failures.push(`FAIL ${job.name}: ${what}: ${result.message}`);
   });
 
-  // 3. What the batch exercised.
-  const changed = Object.fromEntries(PASSES.map((p) => [p, 0]));
-  const fired = Object.fromEntries(PATTERNS.map((p) => [p, 0]));
-  const declined = Object.fromEntries(PATTERNS.map((p) => [p, 0]));
+  // 3. What the batch exercised: graphs in which each pass fired, each pattern fired/declined.
+  const passFired = {};
+  const patternFired = {};
+  const patternDeclined = {};
   const motifs = {};
   const opsets = {};
   const elems = {};
   for (const n of names) {
-    const r = optimized.get(n);
     const info = manifest[n];
-    for (const m of info.motifs) motifs[m] = (motifs[m] ?? 0) + 1;
-    opsets[info.opset] = (opsets[info.opset] ?? 0) + 1;
-    elems[info.elem] = (elems[info.elem] ?? 0) + 1;
-    if (!r.ok) continue;
-    for (const [pass, rounds] of Object.entries(r.changed)) {
-      if (pass in changed && rounds > 0) changed[pass]++;
-    }
-    for (const [counts, total] of [[r.fired, fired], [r.declined, declined]]) {
-      for (const p of new Set(Object.keys(counts).map(patternFamily))) {
-        if (p in total) total[p]++;
+    for (const m of info.motifs) bump(motifs, m);
+    bump(opsets, info.opset);
+    bump(elems, info.elem);
+    const seen = { pass: new Set(), fired: new Set(), declined: new Set() };
+    for (const r of optimized.get(n)) {
+      if (!r.ok) continue;
+      for (const [pass, n2] of Object.entries(r.fired)) {
+        passFired[pass] ??= 0;
+        if (n2 > 0) seen.pass.add(pass);
       }
+      for (const p of Object.keys(r.patterns)) seen.fired.add(p);
+      for (const p of Object.keys(r.declined)) seen.declined.add(p);
     }
+    for (const p of seen.pass) bump(passFired, p);
+    for (const p of [...seen.fired, ...seen.declined]) {
+      patternFired[p] ??= 0;
+      patternDeclined[p] ??= 0;
+    }
+    for (const p of seen.fired) bump(patternFired, p);
+    for (const p of seen.declined) bump(patternDeclined, p);
   }
-  const line = (obj) => Object.entries(obj).map(([k, v]) => `${k} ${v}`).join(', ');
-  process.stdout.write(`${names.length} graphs from ${o.models}; ${runsCompared} runs compared ` +
-    `(${RUNS} input sets per graph, fewer where the original rejects one)\n`);
+  const line = (obj) => Object.entries(obj).sort().map(([k, v]) => `${k} ${v}`).join(', ');
+  process.stdout.write(`${names.length} graphs from ${o.models} (${o.mode.join(' ')}); ${jobs.length} ` +
+    `optimized models, ${runsCompared} runs compared (${RUNS} input sets each, fewer where the original rejects one)\n`);
   process.stdout.write(`opsets: ${line(opsets)}\nelement types: ${line(elems)}\nmotifs (graphs): ${line(motifs)}\n`);
-  process.stdout.write(`graphs changed by each pass: ${line(changed)}\n`);
-  process.stdout.write('pattern                            graphs fired  graphs declined\n');
-  for (const p of PATTERNS) {
-    process.stdout.write(`${p.padEnd(36)} ${String(fired[p]).padStart(11)}  ${String(declined[p]).padStart(15)}\n`);
+  process.stdout.write('pass / pattern                                               graphs fired  graphs declined\n');
+  for (const pass of Object.keys(passFired).sort()) {
+    process.stdout.write(`${pass.padEnd(60)} ${String(passFired[pass]).padStart(12)}\n`);
+    for (const p of Object.keys(patternFired).filter((k) => k.startsWith(`${pass}/`)).sort()) {
+      process.stdout.write(`  ${p.slice(pass.length + 1).padEnd(58)} ${String(patternFired[p]).padStart(12)}  ` +
+        `${String(patternDeclined[p]).padStart(15)}\n`);
+    }
   }
   if (o.requireFires) {
-    for (const p of PASSES) {
-      if (changed[p] === 0) failures.push(`FAIL pass '${p}' changed no graph: the generator no longer exercises it`);
+    for (const [pass, count] of Object.entries(passFired)) {
+      if (count === 0) failures.push(`FAIL pass '${pass}' fired in no graph: the generator does not exercise it`);
     }
-    for (const p of PATTERNS) {
-      if (fired[p] === 0) failures.push(`FAIL pattern '${p}' fired in no graph: the generator no longer exercises it`);
-      if (declined[p] === 0) failures.push(`FAIL pattern '${p}' declined in no graph: the generator no longer tests its guards`);
+    const familyFired = {};
+    for (const [p, count] of Object.entries(patternFired)) {
+      const family = patternFamily(p);
+      familyFired[family] = (familyFired[family] ?? 0) + count;
+    }
+    for (const [family, count] of Object.entries(familyFired)) {
+      if (count === 0) failures.push(`FAIL pattern '${family}' declined but fired in no graph: the generator misses it`);
     }
   }
   for (const f of failures) process.stdout.write(`${f}\n`);
-  if (!o.work && !o.keep) fs.rmSync(work, { recursive: true, force: true });
+  if (!o.work) fs.rmSync(work, { recursive: true, force: true });
   const secs = (ms) => (ms / 1000).toFixed(1);
   process.stdout.write(`time: ${secs(Date.now() - t0)} s (onnx-opt ${secs(tOpt - t0)} s, ORT ${secs(Date.now() - tOpt)} s)\n`);
-  const failedModels = new Set(failures.map((f) => f.split(':')[0]));
-  process.stdout.write(`${names.length - [...failedModels].filter((f) => f.endsWith('.onnx')).length} passed, ${failures.length} failed\n`);
+  const failedModels = new Set(failures.filter((f) => f.includes('.onnx')).map((f) => f.split(' ')[1]));
+  process.stdout.write(`${names.length - failedModels.size} passed, ${failures.length} failed\n`);
   process.exitCode = failures.length ? 1 : 0;
 }
 
