@@ -564,8 +564,8 @@ class Graph:
     def ints(self, values):
         return self.constant([len(values)], np.array(values, dtype=np.int64), TensorProto.INT64)
 
-    def op(self, op, inputs, shape, elem=None, **attrs):
-        return self.node(op, inputs, shape, attrs, elem=elem)
+    def op(self, op, inputs, shape, elem=None, hoist=True, **attrs):
+        return self.node(op, inputs, shape, attrs, elem=elem, hoist=hoist)
 
     def multi(self, op, inputs, shapes, elems, **attrs):
         """A node with several outputs (Split, Dropout with its mask), in the innermost scope."""
@@ -722,14 +722,21 @@ class Graph:
 
     def motif_cast(self, cur):
         """Cast to the type cur has (and CastLike, 15+); Cast -> Cast through a type that loses
-        nothing (fuses) or one that does (float16, bfloat16 (13+), int32 for floats; int32 for
-        int64: must stay)."""
+        nothing (fuses) or one that does (float16, int32 for floats; int32 for int64: must
+        stay). The result is a graph output (or a body's), never read by a body: ORT 1.30 with
+        its optimizations off loses a Cast's output that a body reads when the Cast reads
+        another Cast ("Missing Input"), which a pass removing what stood between would expose."""
         m, k = self.shape[cur]
         self.motifs.append('cast')
+        cast = lambda x, to: self.op('Cast', [x], [m, k], to, hoist=False, to=to)
         if self.chance(0.35):
-            if self.opset >= 15 and self.chance(0.4):
-                return self.op('CastLike', [cur, self.full([1], 0)], [m, k])
-            return self.op('Cast', [cur], [m, k], to=self.elem)
+            # CastLike is a function ORT expands into a Cast: not for float16, where ORT's own
+            # Casts around float16 arithmetic clash with it.
+            if self.opset >= 15 and self.elem_name != 'float16' and self.chance(0.4):
+                y = self.op('CastLike', [cur, self.full([1], 0)], [m, k], hoist=False)
+            else:
+                y = cast(cur, self.elem)
+            return self.cast_result(y, cur)
         mids = {
             'float': [TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.INT32, TensorProto.INT64],
             'double': [TensorProto.FLOAT, TensorProto.INT64],
@@ -737,16 +744,17 @@ class Graph:
             'int32': [TensorProto.INT64, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.FLOAT],
             'int64': [TensorProto.INT32, TensorProto.DOUBLE, TensorProto.FLOAT],
         }[self.elem_name]
-        mid_elem = self.pick(mids)
-        mid = self.op('Cast', [cur], [m, k], mid_elem, to=mid_elem)
+        mid = cast(cur, self.pick(mids))
         if self.chance(0.15):
             self.mark_output(mid)
-        y = self.op('Cast', [mid], [m, k], to=self.elem)
-        if mid_elem in (TensorProto.INT64, TensorProto.DOUBLE):
-            # ORT 1.30 (optimizations off) loses Cast(Cast(x, int64 or double)) when a body
-            # reads it directly ("Missing Input"); a node between keeps the original runnable.
-            y = self.op(self.unary(), [y], [m, k])
-        return y
+        return self.cast_result(cast(mid, self.elem), cur)
+
+    def cast_result(self, y, cur):
+        """A body's result, or in the main graph an output (cur goes on)."""
+        if self.cur_depth() > 0:
+            return y
+        self.mark_output(y)
+        return cur
 
     def motif_transpose(self, cur):
         """Transposes: the identity perm, two that compose (to the identity or not), 2-D and
@@ -793,6 +801,8 @@ class Graph:
             attrs = {'allowzero': 1} if self.opset >= 14 and 0 not in outer and self.chance(0.2) else {}
             y = self.reshape(inner, outer, [m, k] if outer != [1, -1] else [1, flat], **attrs)
             return self.continue_or_output(y, cur)
+        if not self.is_float and self.opset < 9:
+            return cur  # Flatten-1 takes floating types only
         if self.chance(0.5):
             x = self.unsqueeze(cur, [self.pick([1, 2])])
             return self.op('Flatten', [x], [m, k], elem, axis=1)
