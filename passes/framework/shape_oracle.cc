@@ -1093,12 +1093,15 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
       int64_t axis = node.intAttr("axis", 1);
       if (axis < 0) axis += rank;
       if (axis < 0 || axis > rank) return Type();
+      // Declared dims may be absurd: a product past int64 is unknown (the model cannot run).
       auto product = [&](int64_t begin, int64_t end) {
         int64_t size = 1;
         for (int64_t i = begin; i < end; ++i) {
           const Dim& dim = (*input.shape())[i];
           if (!dim.isKnown()) return (end - begin == 1) ? dim : Dim::unknown();
-          size *= dim.value();
+          const std::optional<int64_t> next = checkedProduct(size, dim.value());
+          if (!next) return Dim::unknown();
+          size = *next;
         }
         return Dim::known(size);
       };

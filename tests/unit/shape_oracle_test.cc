@@ -357,6 +357,21 @@ g (float[N,3,4] X) => (int64[2] A, int64 B, float[N,3,8] C, float[N,2,4] D, floa
   EXPECT_EQ(inferredShape(*model, "G"), shape({k(2), k(3)}));
 }
 
+// Found by eval_fuzzer: Flatten multiplied dims without checking for overflow (there, two dims of
+// -2^63 from an Expand). At opset 23, where libonnx's Flatten rule does not apply.
+TEST(ShapeRulesTest, FlattenOfDimsWhoseProductOverflowsIsUnknown) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 23]>
+g (float[4294967296,4294967296,4] X) => (float[?,?] F, float[?,?] G) {
+  F = Flatten<axis = 0>(X)
+  G = Flatten<axis = 2>(X)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(inferredShape(*model, "F"), shape({k(1), Dim::unknown()}));
+  EXPECT_EQ(inferredShape(*model, "G"), shape({Dim::unknown(), k(4)}));
+}
+
 // Declarations of intermediate values are not believed, nor anything after another domain's op.
 TEST(ShapeRulesTest, InferredTypesIgnoreDeclarationsAndOtherDomains) {
   auto model = parseModel(R"(
