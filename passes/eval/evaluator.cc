@@ -169,14 +169,24 @@ absl::StatusOr<EvalTensor> KernelContext::allocate(int32_t elem_type,
   if (element_bytes == 0) {
     return unimplemented(absl::StrCat("no ", ir::elemTypeName(elem_type), " tensors"));
   }
+  // The product of the nonzero dims: an empty tensor whose other dims multiply past int64 has
+  // dims no TensorProto may hold (ir::checkTensorData), and numElements() would overflow on it.
   int64_t count = 1;
   bool exceeds = false;
+  bool empty = false;
   for (const int64_t dim : dims) {
     if (dim < 0) return invalid(absl::StrCat("output dims [", absl::StrJoin(dims, ","), "] have a negative dim"));
-    if (dim == 0) return EvalTensor{elem_type, {dims.begin(), dims.end()}, {}, {}};
+    if (dim == 0) {
+      empty = true;
+      continue;
+    }
     if (count > std::numeric_limits<int64_t>::max() / dim) exceeds = true;
     if (!exceeds) count *= dim;
   }
+  if (empty && exceeds) {
+    return invalid(absl::StrCat("the product of output dims [", absl::StrJoin(dims, ","), "] overflows int64"));
+  }
+  if (empty) return EvalTensor{elem_type, {dims.begin(), dims.end()}, {}, {}};
   if (exceeds || count > limits_.max_output_bytes / element_bytes) {
     return absl::ResourceExhaustedError(absl::StrCat(
         ir::describe(node_), ": an output of ", ir::elemTypeName(elem_type), "[",

@@ -75,6 +75,17 @@ TEST(EvaluatorCore, AbsurdDimsDoNotAllocate) {
   EXPECT_EQ(NodeRun("ConstantOfShape", 9, {&negative}).code(), Code::kInvalidArgument);
 }
 
+// Found by eval_fuzzer: an empty output returned before the other dims were multiplied, whose
+// product then overflowed in numElements() (and no TensorProto may hold such dims).
+TEST(EvaluatorCore, EmptyOutputWhoseOtherDimsOverflowIsInvalid) {
+  const TensorProto absurd = int64s({1 << 20, 1000000000000000000, 0});
+  EXPECT_EQ(NodeRun("ConstantOfShape", 9, {&absurd}).code(), Code::kInvalidArgument);
+  const TensorProto empty = int64s({0, 1000000000000000000});
+  const NodeRun run("ConstantOfShape", 9, {&empty});
+  ASSERT_TRUE(run.result().ok()) << run.result().status();
+  EXPECT_EQ(run.values(), std::vector<double>{});
+}
+
 TEST(EvaluatorCore, RangeOfAbsurdLengthDoesNotAllocate) {
   const TensorProto start = makeTensor(TensorProto::FLOAT, {}, {0});
   const TensorProto limit = makeTensor(TensorProto::FLOAT, {}, {3e38});
