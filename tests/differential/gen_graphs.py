@@ -723,9 +723,12 @@ class Graph:
     def motif_cast(self, cur):
         """Cast to the type cur has (and CastLike, 15+); Cast -> Cast through a type that loses
         nothing (fuses) or one that does (float16, int32 for floats; int32 for int64: must
-        stay). The result is a graph output (or a body's), never read by a body: ORT 1.30 with
-        its optimizations off loses a Cast's output that a body reads when the Cast reads
-        another Cast ("Missing Input"), which a pass removing what stood between would expose."""
+        stay). In the main graph only, and the result is a graph output, never read by a body:
+        ONNX Runtime 1.30 loses the output of a Cast of a Cast that a body reads directly
+        ("Missing Input"), which passes removing what stood between (eliminate-identity), or
+        inlining a body around it (eliminate-if-constant-condition), would expose."""
+        if self.cur_depth() > 0:
+            return cur
         m, k = self.shape[cur]
         self.motifs.append('cast')
         cast = lambda x, to: self.op('Cast', [x], [m, k], to, hoist=False, to=to)
@@ -744,15 +747,26 @@ class Graph:
             'int32': [TensorProto.INT64, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.FLOAT],
             'int64': [TensorProto.INT32, TensorProto.DOUBLE, TensorProto.FLOAT],
         }[self.elem_name]
-        mid = cast(cur, self.pick(mids))
-        if self.chance(0.15):
+        mid_elem = self.pick(mids)
+        wider = {'float': [TensorProto.DOUBLE], 'float16': [TensorProto.FLOAT, TensorProto.DOUBLE],
+                 'int32': [TensorProto.INT64, TensorProto.DOUBLE]}
+        # Through a lossy type, a graph input's values: a computed cur whose last bits a
+        # folding pass may change (legitimately) would round differently.
+        lossless = mid_elem in wider.get(self.elem_name, [])
+        mid = cast(cur if lossless or cur in self.input_names() else self.graph_input([m, k]), mid_elem)
+        # The intermediate as an output too, unless it is wider than the graph's type: a
+        # folding pass may change the last bits of a float result (fuse-bn-into-gemm), which a
+        # double output would compare at double tolerance; and ORT may drop the float16
+        # rounding of its float16 arithmetic (which it computes in float) before a Cast to float.
+        if self.chance(0.15) and not lossless:
             self.mark_output(mid)
         return self.cast_result(cast(mid, self.elem), cur)
 
+    def input_names(self):
+        return {i.name for i in self.inputs}
+
     def cast_result(self, y, cur):
-        """A body's result, or in the main graph an output (cur goes on)."""
-        if self.cur_depth() > 0:
-            return y
+        """y made a graph output; cur goes on."""
         self.mark_output(y)
         return cur
 
@@ -796,10 +810,14 @@ class Graph:
                            3: [m, 1, k]}[len(inner_target)]
             inner = self.reshape(cur, inner_target, inner_shape)
             self.maybe_share(inner, 0.1)
-            # The outer target: known entries (fuses), or a 0 copying the intermediate's dim.
-            outer = self.pick([[-1, k], [-1, k], [1, -1]] + ([[0, -1]] if len(inner_shape) == 3 else []))
+            # The outer target: known entries (fuses), or a 0 copying the intermediate's dim 0,
+            # which differs from cur's when the inner Reshape moved it (must not fuse).
+            outer = self.pick([[-1, k], [-1, k], [1, -1]] + ([[0, -1]] * 2 if len(inner_shape) > 1 else []))
             attrs = {'allowzero': 1} if self.opset >= 14 and 0 not in outer and self.chance(0.2) else {}
-            y = self.reshape(inner, outer, [m, k] if outer != [1, -1] else [1, flat], **attrs)
+            shape = {(-1, k): [m, k], (1, -1): [1, flat]}.get(tuple(outer))
+            if shape is None:  # [0, -1]: the intermediate's dim 0, and the rest
+                shape = [inner_shape[0], k if inner_shape[0] == m else (1 if inner_shape[0] == flat else flat)]
+            y = self.reshape(inner, outer, shape, **attrs)
             return self.continue_or_output(y, cur)
         if not self.is_float and self.opset < 9:
             return cur  # Flatten-1 takes floating types only
