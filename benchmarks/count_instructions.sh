@@ -6,13 +6,21 @@
 # ir_benchmarks' synthetic graphs.
 #
 #   benchmarks/count_instructions.sh [BUILD_DIR] [NODES...]
+#   benchmarks/count_instructions.sh BUILD_DIR passes [PASS...]
 #
 # BUILD_DIR (default: build) must hold pass_benchmarks and ir_benchmarks. NODES default to 1000
-# 10000 100000; a 1M-node model takes several minutes per row under valgrind.
+# 10000 100000; a 1M-node model takes several minutes per row under valgrind. The second form
+# counts each pass alone (BM_Pass, default: every pass) at 10k and 100k nodes of its motif's
+# graph, PassManager::run (and so its final verify) included, and prints 100k / 10k.
 set -euo pipefail
 
 BUILD_DIR=${1:-build}
 shift || true
+MODE=graphs
+if [[ ${1:-} == passes ]]; then
+  MODE=passes
+  shift
+fi
 NODES=("$@")
 ((${#NODES[@]})) || NODES=(1000 10000 100000)
 PASS_BENCH=$BUILD_DIR/benchmarks/pass_benchmarks
@@ -59,6 +67,26 @@ PY
 }
 
 header() { printf '%-28s %10s %16s %5s %12s\n' "$1" nodes instructions runs 'per node'; }
+
+if [[ $MODE == passes ]]; then
+  PASSES=("$@")
+  if ((${#PASSES[@]} == 0)); then
+    mapfile -t PASSES < <("$PASS_BENCH" --benchmark_list_tests=true \
+      --benchmark_filter='^BM_Pass/.*/nodes:10000/' | cut -d/ -f2)
+  fi
+  printf '%-34s %14s %14s %10s\n' pass 'instr/node 10k' 'instr/node 100k' '100k / 10k'
+  for pass in "${PASSES[@]}"; do
+    per_node=()
+    for nodes in 10000 100000; do
+      line=$(ONNXOPT_BENCH_PASS_ITERATIONS=1 count "$pass" "$nodes" "$PASS_BENCH" \
+        "^BM_Pass/$pass/nodes:$nodes/" 'onnxopt::bench::(anonymous namespace)::runPassOnce')
+      per_node+=("$(awk '{print $NF}' <<<"$line")")
+    done
+    python3 -c 'import sys; a, b = map(int, sys.argv[2:]); print("%-34s %14d %14d %9.2fx" % (sys.argv[1], a, b, 10.0 * b / max(a, 1)))' \
+      "$pass" "${per_node[@]}"
+  done
+  exit 0
+fi
 
 header 'pipeline (-O1)'
 for shape in nothing_to_rewrite legacy matmul_add; do

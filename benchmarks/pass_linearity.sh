@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Each pass alone at 10k and 100k nodes of a graph where it fires everywhere (BM_Pass in
-# pass_benchmarks), the folding passes also at 1M, then the folding passes' peak memory on a
-# model of foldable weights; prints the tables docs/performance.md records.
+# pass_benchmarks: CPU time), the folding passes also at 1M, then fold-constants' peak memory
+# on a model of foldable weights; prints the tables docs/performance.md records. Instructions
+# per node of the same runs: count_instructions.sh BUILD_DIR passes.
 #
 #   benchmarks/pass_linearity.sh [BUILD_DIR]
 #
@@ -24,9 +25,7 @@ PEAK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/onnxopt-peak.XXXXXX")
 trap 'rm -rf "$PEAK_DIR"' EXIT
 echo "results: $RESULTS; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# The 1k run of each pass goes first: it pays the pass's one-time costs (libonnx's schema
-# registration, static tables) outside the figures.
-"$BENCH" --benchmark_filter='^BM_Pass/' \
+"$BENCH" --benchmark_filter='^BM_Pass/.*/nodes:(10000|100000|1000000)/' \
   --benchmark_out="$RESULTS/pass_benchmarks.json" --benchmark_out_format=json >/dev/null
 
 : > "$RESULTS/peak_memory.txt"
@@ -45,8 +44,6 @@ for r in runs:
     # "BM_Pass/fold-constants/nodes:10000/iterations:20/manual_time"
     parts = r["name"].split("/")
     pass_name, nodes = parts[1], int(parts[2].split(":")[1])
-    if nodes == 1000:
-        continue
     rows.setdefault(pass_name, {})[nodes] = r
 
 print("\n| pass | 10k ms | 100k ms | 100k / 10k | 1M / 100k | changes per motif |")
