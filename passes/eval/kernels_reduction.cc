@@ -256,8 +256,10 @@ std::optional<int64_t> integerSum(absl::Span<const T> values) {
   int64_t sum = 0;
   for (const T value : values) {
     const int64_t m = magnitudeOf(value);
+    // Checked before adding: a large negative int64 has a magnitude near 2^63.
+    if (m > kExactInDouble) return std::nullopt;
     magnitude += m;
-    if (m > kExactInDouble || magnitude > kExactInDouble) return std::nullopt;
+    if (magnitude > kExactInDouble) return std::nullopt;
     sum += static_cast<int64_t>(value);
   }
   return sum;

@@ -139,6 +139,10 @@ TEST(ReductionKernels, IntegerSumsAndProductsStayExact) {
   EXPECT_EQ(NodeRun("ReduceSum", 13, {&overflow}).code(), Code::kUnimplemented);
   const auto big = makeInt64s({2}, {int64_t{1} << 53, 1});
   EXPECT_EQ(NodeRun("ReduceSum", 13, {&big}).code(), Code::kUnimplemented);
+  // A magnitude near 2^63 declines without overflowing the running bound (found by eval_fuzzer).
+  const auto far_negative =
+      makeInt64s({2}, {int64_t{1} << 31, std::numeric_limits<int64_t>::min() + 2});
+  EXPECT_EQ(NodeRun("ReduceSum", 13, {&far_negative}).code(), Code::kUnimplemented);
   const auto wide = makeInt64s({2}, {int64_t{1} << 40, int64_t{1} << 20});
   EXPECT_EQ(NodeRun("ReduceProd", 13, {&wide}).code(), Code::kUnimplemented);
   const auto with_zero = makeInt64s({3}, {int64_t{1} << 40, 0, int64_t{1} << 40});
