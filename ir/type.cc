@@ -34,7 +34,9 @@ Type Type::fromProto(const onnx::TypeProto& proto) {
     shape.emplace();
     shape->reserve(tensor.shape().dim_size());
     for (const auto& dim : tensor.shape().dim()) {
-      if (dim.has_dim_value()) {
+      // A negative dim_value is no size (exporters write -1 for a dynamic dim; libonnx's inference
+      // passes a negative constant shape through): it is unknown.
+      if (dim.has_dim_value() && dim.dim_value() >= 0) {
         shape->push_back(Dim::known(dim.dim_value()));
       } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
         shape->push_back(Dim::symbolic(dim.dim_param()));

@@ -10,9 +10,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "onnx/shape_inference/implementation.h"
 #include "onnx/version_converter/convert.h"
 #include "onnxopt/ir/serialization.h"
+#include "onnx_inference.h"
 
 namespace onnxopt {
 namespace {
@@ -249,8 +249,7 @@ absl::Status upgradeOpset(onnx::ModelProto& model, int64_t target_opset) {
     // shape inference gives it, on a copy of the model without its weights.
     onnx::ModelProto probe = model;
     try {
-      onnx::shape_inference::InferShapes(probe, onnx::OpSchemaRegistry::Instance(),
-                                         onnx::ShapeInferenceOptions(false, 0, true));
+      detail::inferShapesGuarded(probe, onnx::ShapeInferenceOptions(false, 0, true));
     } catch (const std::exception&) {
       // Without the shapes, the adapters that need them fail below and say so.
     }

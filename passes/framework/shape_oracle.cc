@@ -14,6 +14,7 @@
 #include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/schema.h"
 #include "../../ir/proto_io.h"
+#include "onnx_inference.h"
 
 namespace onnxopt {
 namespace {
@@ -38,7 +39,9 @@ bool hasShapeNode(const onnx::GraphProto& graph) {
 // Whether the input of every Shape node in `graph` (subgraphs included) has a type, from this
 // graph or from the enclosing scopes' `typed` names.
 bool everyShapeInputIsTyped(const onnx::GraphProto& graph, absl::flat_hash_set<std::string> typed) {
-  for (const auto* infos : {&graph.input(), &graph.value_info(), &graph.output()}) {
+  // Not graph.output(): a graph output's entry has a type (declared, or an empty one) whether or
+  // not inference typed the value, and data propagation reads only what inference typed.
+  for (const auto* infos : {&graph.input(), &graph.value_info()}) {
     for (const onnx::ValueInfoProto& info : *infos) {
       if (info.has_type()) typed.insert(info.name());
     }
@@ -505,7 +508,8 @@ Type constantOfShapeRule(const ir::Node& node, const Type& shape_type, ShapeOrac
       node.input(0) ? shapes.constantInts(*node.input(0)) : std::nullopt;
   if (!dims) {
     if (shape_type.shape() && shape_type.shape()->size() == 1 &&
-        (*shape_type.shape())[0].isKnown()) {
+        (*shape_type.shape())[0].isKnown() &&
+        (*shape_type.shape())[0].value() <= kMaxRankFromShapeLength) {
       return withUnknownDims(elem, (*shape_type.shape())[0].value());
     }
     return Type::tensor(elem);
@@ -1166,16 +1170,14 @@ void ShapeOracle::runOnnxShapeInference() {
     if (hasShapeNode(inferred.graph())) {
       onnx::ModelProto plain;
       plain.CopyFrom(inferred);
-      onnx::shape_inference::InferShapes(plain, onnx::OpSchemaRegistry::Instance(),
-                                         {/*check_type=*/false, /*error_mode=*/0,
-                                          /*enable_data_propagation=*/false});
+      detail::inferShapesGuarded(plain, {/*check_type=*/false, /*error_mode=*/0,
+                                         /*enable_data_propagation=*/false});
       data_propagation_is_safe = everyShapeInputIsTyped(plain.graph(), {});
       if (!data_propagation_is_safe) inferred.Swap(&plain);
     }
     if (data_propagation_is_safe) {
-      onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(),
-                                         {/*check_type=*/false, /*error_mode=*/0,
-                                          /*enable_data_propagation=*/true});
+      detail::inferShapesGuarded(inferred, {/*check_type=*/false, /*error_mode=*/0,
+                                            /*enable_data_propagation=*/true});
     }
   } catch (...) {
     // libonnx reports malformed models by throwing; the oracle then knows nothing more.

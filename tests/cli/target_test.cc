@@ -150,6 +150,22 @@ TEST(UpgradeOpset, RaisesOpsetAndIrVersionAndKeepsEveryWeightInPlace) {
   EXPECT_EQ(countOps(proto.graph(), "ReduceMean"), 1);
 }
 
+// The shape inference before the conversion would take Z's rank from A's length, 1e18; the
+// Softmax adapter needs the rank of R, which only that inference gives.
+TEST(UpgradeOpset, ShapeInputOfAbsurdLengthIsNotARank) {
+  onnx::ModelProto proto = parse(R"(
+<ir_version: 6, opset_import: ["" : 11]>
+g (float[3] X) => (float Z, float S) <int64[1] c = {1000000000000000000}> {
+  A = Expand(c, c)
+  Z = Expand(X, A)
+  R = Relu(X)
+  S = Softmax(R)
+}
+)");
+  ASSERT_TRUE(onnxopt::upgradeOpset(proto, 13).ok());
+  EXPECT_EQ(defaultOpset(proto), 13);
+}
+
 TEST(UpgradeOpset, ModelAtTheTargetOpsetIsLeftAsItIs) {
   onnx::ModelProto proto = parse(kOpset13Text);
   const std::string before = serialize(proto);

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <thread>
@@ -508,6 +509,22 @@ g (float[N,4,?] X) => (float[N,4,?] Y) { Y = Relu(X) }
   ASSERT_TRUE(saved.ok());
   ASSERT_EQ(saved->graph().value_info_size(), 1);
   EXPECT_EQ(saved->graph().value_info(0).name(), "Y");
+}
+
+// Exporters write -1 for a dynamic dim, and libonnx's inference passes a negative constant shape
+// through: neither is a size.
+TEST(IrTest, NegativeDimValueIsAnUnknownDim) {
+  onnx::TypeProto proto;
+  onnx::TypeProto::Tensor* tensor = proto.mutable_tensor_type();
+  tensor->set_elem_type(onnx::TensorProto::FLOAT);
+  tensor->mutable_shape()->add_dim()->set_dim_value(-1);
+  tensor->mutable_shape()->add_dim()->set_dim_value(3);
+  tensor->mutable_shape()->add_dim()->set_dim_value(std::numeric_limits<int64_t>::min());
+  const Type type = Type::fromProto(proto);
+  ASSERT_EQ(type.rank(), 3);
+  EXPECT_TRUE((*type.shape())[0].isUnknown());
+  EXPECT_EQ((*type.shape())[1], Dim::known(3));
+  EXPECT_TRUE((*type.shape())[2].isUnknown());
 }
 
 TEST(IrTest, DimsCompareSymbolsByTextWhereverTheyWereMade) {

@@ -125,6 +125,45 @@ g (float[1,2,8,8] X, float[4,2,3,3] W, float[2,3] A) => (int64[N] S) {
   }
 }
 
+// A graph output's entry in the proto has a type field whether or not inference typed the value:
+// T's must not pass for a type that data propagation can read (T's input U is untyped, as above).
+TEST(ShapeOracleTest, ShapeOfAGraphOutputInferenceLeftUntypedDoesNotCrashInference) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 15]>
+g (float[1,2,8,8] X, float[4,2,3,3] W, float[2,3] A) => (T, int64[N] S) {
+  U = Transpose<perm = [1, 0, 2]>(A)
+  T = Identity(U)
+  S = Shape(T)
+  Y = Conv(X, W)
+}
+)");
+  ShapeOracle oracle(*model);
+  const ir::Value& y = *model->graph().lastNode()->output(0);
+  EXPECT_EQ(oracle.inferredTypeOf(y).shape(), shape({k(1), k(4), k(6), k(6)}));
+}
+
+// libonnx, and the oracle's own rule for ConstantOfShape, take the output rank from the length of
+// a shape input whose values are unknown: here 1e18, the length of A. The oracle leaves Z's and
+// C's ranks unknown and still has the rest of libonnx's inference (Y's shape), instead of
+// exhausting memory.
+TEST(ShapeOracleTest, ShapeInputOfAbsurdLengthIsNotARank) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[3] X, float[1,2,8,8] I, float[4,2,3,3] W) => (float Z, float C, float Y)
+    <int64[1] c = {1000000000000000000}> {
+  A = Expand(c, c)
+  Z = Expand(X, A)
+  C = ConstantOfShape(A)
+  Y = Conv(I, W)
+}
+)");
+  ShapeOracle oracle(*model);
+  const std::vector<ir::Value*>& outputs = model->graph().outputs();
+  EXPECT_EQ(oracle.typeOf(*outputs[2]).shape(), shape({k(1), k(4), k(6), k(6)}));
+  EXPECT_EQ(oracle.typeOf(*outputs[0]).shape(), std::nullopt);
+  EXPECT_EQ(oracle.typeOf(*outputs[1]).shape(), std::nullopt);
+}
+
 TEST(ShapeOracleTest, LongChainsNeedNoRecursion) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 13]>

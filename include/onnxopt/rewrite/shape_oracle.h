@@ -21,6 +21,12 @@ struct ShapeValue {
   bool scalar = false;
 };
 
+// The longest shape input (Expand's, Reshape's, ConstantOfShape's) whose length is taken for the
+// output's rank when its values are unknown. No tensor ONNX Runtime runs has more dims (NumPy
+// allows 64); a longer input is no shape, and the rank it would give is left unknown rather
+// than built (a shape input of length 1e18 comes from a single fuzzed constant).
+inline constexpr int64_t kMaxRankFromShapeLength = 64;
+
 // Types come from, in order of trust: the model's declarations (value_info, graph inputs,
 // initializers), local shape rules for the common operators (elementwise, Gemm, MatMul,
 // Transpose, Flatten, Expand and Reshape with constant shapes, ...), and, when those leave a
