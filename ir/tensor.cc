@@ -23,6 +23,15 @@ Tensor::Tensor(ProtoPtr<onnx::TensorProto> proto, std::shared_ptr<google::protob
                std::optional<ExternalData> external)
     : arena_(std::move(arena)), proto_(std::move(proto)), external_(std::move(external)) {}
 
+// The arena frees what its messages hold only when it goes, with the model: without this, a
+// weight dropped while the model is optimized (a folded Transpose's input) would hold its
+// bytes to the end, next to the weight that replaced it.
+Tensor::~Tensor() {
+  if (proto_ && proto_->GetArena() != nullptr && proto_->has_raw_data()) {
+    std::string().swap(*proto_->mutable_raw_data());
+  }
+}
+
 std::optional<int64_t> Tensor::numElements() const {
   absl::StatusOr<int64_t> elements = tensorElementCount(*proto_);
   if (!elements.ok()) return std::nullopt;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "describe.h"
 #include "onnxopt/rewrite/node_check.h"
@@ -30,6 +31,22 @@ std::vector<ir::Node*> allNodes(ir::Model& model) {
   ir::forEachGraph(model.graph(), [&nodes](ir::Graph& graph) {
     for (ir::Node& node : graph) nodes.push_back(&node);
   });
+  return nodes;
+}
+
+// `nodes`, then every node that reads an output of one of them, directly or through others: each
+// once.
+std::vector<ir::Node*> withDownstream(std::vector<ir::Node*> nodes) {
+  absl::flat_hash_set<const ir::Node*> listed(nodes.begin(), nodes.end());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const ir::Value* output : nodes[i]->outputs()) {
+      if (output == nullptr) continue;
+      for (const ir::Use& use : output->uses()) {
+        ir::Node* user = use.user();
+        if (user != nullptr && listed.insert(user).second) nodes.push_back(user);
+      }
+    }
+  }
   return nodes;
 }
 
@@ -226,9 +243,9 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
     if (iteration > 1) {
       seed(allNodes(model));
     } else if (std::optional<std::vector<ir::Node*>> touched =
-                   context_.revisitFrom() ? journal.touchedSince(*context_.revisitFrom())
+                   context_.revisitFrom() ? journal.touchedSince(context_.revisitFrom()->mark)
                                           : std::nullopt) {
-      seed(*touched);
+      seed(context_.revisitFrom()->reads_types ? withDownstream(*std::move(touched)) : *touched);
     } else {
       seed(firstSeeds(model, analyses, journal));
     }

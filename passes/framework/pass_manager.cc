@@ -162,7 +162,7 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
   // Later rounds offer a pattern pass that reached its fixed point only the nodes touched since,
   // when the journal knows them: a round that confirms the fixed point then costs a walk over
   // the touched nodes instead of every pattern on every node.
-  std::vector<std::optional<ChangeJournal::Mark>> fixed_point_mark(passes_.size());
+  std::vector<std::optional<PassContext::FixedPoint>> fixed_points(passes_.size());
   // Models may arrive with such outputs (legalize-subgraph-outputs repairs them); no pass may
   // add one.
   std::vector<std::pair<const ir::Graph*, size_t>> unrunnable = unrunnableOutputs(model);
@@ -178,7 +178,7 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
       context.setVerifyFixedPoint(options_.verify_fixed_point);
       context.setSkipMalformedNodes(options_.skip_malformed_nodes);
       context.setShared(&analyses, &journal);
-      context.setRevisitFrom(fixed_point_mark[position]);
+      context.setRevisitFrom(fixed_points[position]);
       if (options_.progress) {
         progress.round = round;
         progress.position = position;
@@ -205,7 +205,7 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
         journal.recordUntracked(model);
         analyses.invalidateAll();
       }
-      fixed_point_mark[position] = context.fixedPointMark();
+      fixed_points[position] = context.fixedPoint();
       if (*changed) {
         if (absl::Status status = checkNoNewUnrunnableOutputs(model, pass, &unrunnable);
             !status.ok()) {

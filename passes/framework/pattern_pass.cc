@@ -14,7 +14,10 @@ absl::StatusOr<bool> PatternPass::run(ir::Model& model, PassContext& context) {
       GreedyRewriteDriver(*patterns_, config, context).run(model);
   if (!result.ok()) return result.status();
   if (result->converged && context.journal() != nullptr) {
-    context.setFixedPointMark(context.journal()->mark());
+    // Sticky: a node whose match read types before and was not touched since is not offered
+    // again unless it is downstream of a change.
+    const bool read_types_before = context.revisitFrom() && context.revisitFrom()->reads_types;
+    context.setFixedPoint({context.journal()->mark(), read_types_before || context.typesRead()});
   }
   return result->changed;
 }

@@ -205,7 +205,10 @@ void PatternRewriter::notifyChanged(ir::Node& node) {
   endChange();
 }
 
-ShapeOracle& PatternRewriter::shapes() { return analyses_.shapes(); }
+ShapeOracle& PatternRewriter::shapes() {
+  context_.noteTypesRead();
+  return analyses_.shapes();
+}
 
 void PatternRewriter::pushProducer(const ir::Value* value) {
   if (value != nullptr && value->producer() != nullptr) worklist_.push(value->producer());
@@ -438,7 +441,21 @@ void PatternRewriter::erase(ir::Node& node) {
   context_.statistics().nodes_removed += 1 + static_cast<int64_t>(region.nodes.size());
   for (const ir::Value* operand : operands) pushProducer(operand);
   for (const ir::Value* operand : region.outer_operands) pushProducer(operand);
+  for (const ir::Value* operand : operands) dropIfUnreadInitializer(operand);
+  for (const ir::Value* operand : region.outer_operands) dropIfUnreadInitializer(operand);
   endChange();
+}
+
+// A weight whose last reader a rewrite erased goes with it, so that a fold or fusion never holds
+// the old weight next to the new one until dead-code elimination (twice the weights' memory).
+// A graph input stays: the caller may feed it.
+void PatternRewriter::dropIfUnreadInitializer(const ir::Value* value) {
+  if (value == nullptr || !value->isInitializer() || value->isGraphInput() || value->hasUses() ||
+      value->isGraphOutput()) {
+    return;
+  }
+  value->graph()->removeInitializer(&mutableValue(*value));
+  ++context_.statistics().initializers_removed;
 }
 
 std::vector<const ir::Value*> PatternRewriter::forgetSubgraphs(ir::Node& node,

@@ -344,6 +344,54 @@ TEST(PassManager, LaterRoundsOfferPatternPassesOnlyTheNodesTouchedSince) {
   EXPECT_EQ(model->graph().lastNode()->intAttr("transB", 0), 1);
 }
 
+// fold-shapes reads types: in round 2 it must see Gather(Shape(S)) again, two nodes below the
+// Slice that fold-constants touched (its starts became a constant, and S's dim 0 known), though
+// neither node was touched itself.
+TEST(PassManager, LaterRoundsOfferPassesThatReadTypesTheNodesDownstreamOfAChange) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,8] X) => (int64 D) <int64 start = {1}, int64[1] zero = {0}, int64[1] end = {4},
+                                 int64[1] axis = {1}> {
+  U = Unsqueeze(start, zero)
+  S = Slice(X, U, end, axis)
+  H = Shape(S)
+  D = Gather(H, start)
+}
+)");
+  absl::StatusOr<PipelineReport> report = runToFixedPoint(*model, "fold-shapes,fold-constants");
+  ASSERT_TRUE(report.ok()) << report.status();
+  for (const ir::Node& node : model->graph()) {
+    EXPECT_NE(node.opType(), "Gather") << "Gather(Shape(S), 1) is S's known dim 3";
+  }
+}
+
+// A weight whose last reader a rewrite erased goes at once, not at eliminate-dead-nodes: a fold
+// never holds the old weight next to the new one. One still read stays.
+TEST(PassManager, AnInitializerARewriteLeavesUnreadGoesWithIt) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,2] X) => (float[2,2] Y, float[2,2] Z)
+    <float[2,2] W = {1, 2, 3, 4}, float[2,2] V = {5, 6, 7, 8}> {
+  T = Transpose(W)
+  Y = MatMul(X, T)
+  R = Transpose(V)
+  Q = Add(R, X)
+  Z = Mul(Q, V)
+}
+)");
+  PassManager pass_manager;
+  ASSERT_TRUE(pass_manager.addPipeline("fold-constants", PassRegistry::withBuiltinPasses()).ok());
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_TRUE(report.ok()) << report.status();
+  std::vector<std::string> names;
+  for (const ir::Value* initializer : model->graph().initializers()) {
+    names.push_back(initializer->name());
+  }
+  EXPECT_EQ(std::count(names.begin(), names.end(), "W"), 0);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "V"), 1) << "Mul still reads V";
+  EXPECT_EQ(report->runs[0].statistics.initializers_removed, 1);
+}
+
 // Later rounds find the touched main-graph nodes in the change journal; a touched subgraph node
 // is not recorded there, and sends the next round back to offering every node.
 TEST(PassManager, LaterRoundsFindNodesTouchedInsideSubgraphs) {

@@ -40,6 +40,7 @@ class ONNXOPT_API Tensor {
  public:
   explicit Tensor(onnx::TensorProto&& proto);
   Tensor(onnx::TensorProto&& proto, ExternalData external);
+  ~Tensor();
 
   int32_t dataType() const { return proto_->data_type(); }
   const google::protobuf::RepeatedField<int64_t>& dims() const { return proto_->dims(); }

@@ -69,14 +69,24 @@ class PassContext {
     journal_ = journal;
   }
 
-  // Set by the PassManager when this pass reached a fixed point before in this pipeline, at
-  // journal mark `revisitFrom()`: a pattern pass then offers its patterns only the nodes
-  // touched since, if the journal can say which.
-  std::optional<ChangeJournal::Mark> revisitFrom() const { return revisit_from_; }
-  void setRevisitFrom(std::optional<ChangeJournal::Mark> mark) { revisit_from_ = mark; }
-  // Set by a pass that reached a fixed point: the journal mark then.
-  std::optional<ChangeJournal::Mark> fixedPointMark() const { return fixed_point_mark_; }
-  void setFixedPointMark(ChangeJournal::Mark mark) { fixed_point_mark_ = mark; }
+  // Where a pass reached a fixed point: the journal mark then, and whether its patterns' answers
+  // have depended on types (the ShapeOracle), which a change anywhere upstream of a node can
+  // make more known.
+  struct FixedPoint {
+    ChangeJournal::Mark mark = 0;
+    bool reads_types = false;
+  };
+  // Set by the PassManager when this pass reached a fixed point before in this pipeline: a
+  // pattern pass then offers its patterns only the nodes touched since, if the journal can say
+  // which, and when its patterns read types, every node downstream of one of them too.
+  const std::optional<FixedPoint>& revisitFrom() const { return revisit_from_; }
+  void setRevisitFrom(std::optional<FixedPoint> from) { revisit_from_ = from; }
+  // Set by a pass that reached a fixed point.
+  const std::optional<FixedPoint>& fixedPoint() const { return fixed_point_; }
+  void setFixedPoint(FixedPoint fixed_point) { fixed_point_ = fixed_point; }
+  // Set when a pattern asked the ShapeOracle in this run.
+  bool typesRead() const { return types_read_; }
+  void noteTypesRead() { types_read_ = true; }
 
   // Tests: after a rewrite driver converges, offer every node once more; a rewrite then is an
   // error (the driver missed what a rewrite made possible, and so would production).
@@ -102,8 +112,9 @@ class PassContext {
   bool skip_malformed_nodes_ = false;
   AnalysisManager* analyses_ = nullptr;
   ChangeJournal* journal_ = nullptr;
-  std::optional<ChangeJournal::Mark> revisit_from_;
-  std::optional<ChangeJournal::Mark> fixed_point_mark_;
+  std::optional<FixedPoint> revisit_from_;
+  std::optional<FixedPoint> fixed_point_;
+  bool types_read_ = false;
   std::vector<std::string> warnings_;
 };
 

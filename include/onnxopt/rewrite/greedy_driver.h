@@ -48,7 +48,8 @@ class ONNXOPT_API GreedyRewriteDriver {
   // the node), a rewrite found by context.verifyFixedPoint() after convergence, or, when
   // context.requireConvergence(), not converging. Without that, not converging is reported in
   // the result and as a warning in the context. When context.revisitFrom() is set and the
-  // journal can tell, the first iteration offers only the nodes touched since.
+  // journal can tell, the first iteration offers only the nodes touched since (and, when the
+  // patterns read types, the nodes downstream of them).
   absl::StatusOr<GreedyRewriteResult> run(ir::Model& model);
 
  private:

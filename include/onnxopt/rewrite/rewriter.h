@@ -173,6 +173,7 @@ class ONNXOPT_API PatternRewriter {
   void endChange();
   void recordError(const ir::Node& node, absl::string_view message);
   void erase(ir::Node& node);
+  void dropIfUnreadInitializer(const ir::Value* value);
   bool createdHere(const ir::Value& value) const;
   // Takes the subgraphs of `node`'s attribute `attribute_name` (about to go) off the worklist;
   // returns the outer values they read.
