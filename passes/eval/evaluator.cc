@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -115,6 +116,18 @@ int64_t elementSize(int32_t elem_type) {
   }
 }
 
+// Whether the product of the nonzero dims fits int64 (it bounds every stride and block count).
+template <typename Dims>
+bool nonzeroDimsFit(const Dims& dims) {
+  int64_t product = 1;
+  for (const int64_t dim : dims) {
+    if (dim <= 0) continue;
+    if (product > std::numeric_limits<int64_t>::max() / dim) return false;
+    product *= dim;
+  }
+  return true;
+}
+
 absl::StatusOr<EvalTensor> fromProto(const TensorProto& proto) {
   const std::string name = proto.name().empty() ? "tensor" : absl::StrCat("tensor '", proto.name(), "'");
   if (!isComputedType(proto.data_type())) {
@@ -127,6 +140,13 @@ absl::StatusOr<EvalTensor> fromProto(const TensorProto& proto) {
   }
   if (absl::Status status = ir::checkTensorData(proto); !status.ok()) {
     return absl::InvalidArgumentError(status.message());
+  }
+  if (!nonzeroDimsFit(proto.dims())) {
+    // Kernels index with products of dims (strides, block counts): the evaluator computes only
+    // on tensors whose every such product fits int64.
+    return absl::UnimplementedError(absl::StrCat(
+        name, ": an empty tensor whose other dims [", absl::StrJoin(proto.dims(), ","),
+        "] multiply past int64 is not computed on"));
   }
   EvalTensor tensor;
   tensor.elem_type = proto.data_type();
@@ -161,45 +181,49 @@ TensorProto toProto(const EvalTensor& tensor) {
   return proto;
 }
 
-absl::StatusOr<EvalTensor> KernelContext::allocate(int32_t elem_type,
-                                                   absl::Span<const int64_t> dims) const {
+absl::StatusOr<int64_t> KernelContext::outputElements(int32_t elem_type,
+                                                      absl::Span<const int64_t> dims) const {
   // Strings are judged by their std::string objects, the least they take.
   const int64_t element_bytes =
       elem_type == TensorProto::STRING ? static_cast<int64_t>(sizeof(std::string)) : elementSize(elem_type);
   if (element_bytes == 0) {
     return unimplemented(absl::StrCat("no ", ir::elemTypeName(elem_type), " tensors"));
   }
-  // The product of the nonzero dims: an empty tensor whose other dims multiply past int64 has
-  // dims no TensorProto may hold (ir::checkTensorData), and numElements() would overflow on it.
-  int64_t count = 1;
-  bool exceeds = false;
-  bool empty = false;
   for (const int64_t dim : dims) {
     if (dim < 0) return invalid(absl::StrCat("output dims [", absl::StrJoin(dims, ","), "] have a negative dim"));
-    if (dim == 0) {
-      empty = true;
-      continue;
+  }
+  if (absl::c_linear_search(dims, 0)) {
+    // An empty tensor whose other dims multiply past int64 has dims no TensorProto may hold
+    // (ir::checkTensorData), and the kernels' strides would overflow on it.
+    if (!nonzeroDimsFit(dims)) {
+      return invalid(absl::StrCat("the product of output dims [", absl::StrJoin(dims, ","), "] overflows int64"));
     }
-    if (count > std::numeric_limits<int64_t>::max() / dim) exceeds = true;
-    if (!exceeds) count *= dim;
+    return 0;
   }
-  if (empty && exceeds) {
-    return invalid(absl::StrCat("the product of output dims [", absl::StrJoin(dims, ","), "] overflows int64"));
+  int64_t count = 1;
+  for (const int64_t dim : dims) {
+    if (count > limits_.max_output_bytes / element_bytes / dim) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          ir::describe(node_), ": an output of ", ir::elemTypeName(elem_type), "[",
+          absl::StrJoin(dims, ","), "] exceeds the evaluator's limit of ", limits_.max_output_bytes,
+          " bytes"));
+    }
+    count *= dim;
   }
-  if (empty) return EvalTensor{elem_type, {dims.begin(), dims.end()}, {}, {}};
-  if (exceeds || count > limits_.max_output_bytes / element_bytes) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        ir::describe(node_), ": an output of ", ir::elemTypeName(elem_type), "[",
-        absl::StrJoin(dims, ","), "] exceeds the evaluator's limit of ", limits_.max_output_bytes,
-        " bytes"));
-  }
+  return count;
+}
+
+absl::StatusOr<EvalTensor> KernelContext::allocate(int32_t elem_type,
+                                                   absl::Span<const int64_t> dims) const {
+  absl::StatusOr<int64_t> count = outputElements(elem_type, dims);
+  if (!count.ok()) return count.status();
   EvalTensor tensor;
   tensor.elem_type = elem_type;
   tensor.dims.assign(dims.begin(), dims.end());
   if (elem_type == TensorProto::STRING) {
-    tensor.strings.resize(count);
+    tensor.strings.resize(*count);
   } else {
-    tensor.bytes.resize(count * element_bytes);
+    tensor.bytes.resize(*count * elementSize(elem_type));
   }
   return tensor;
 }

@@ -76,6 +76,8 @@ class KernelContext {
   // limits().max_output_bytes, InvalidArgument when a dim is negative or the product overflows.
   // Checked before anything is allocated.
   absl::StatusOr<EvalTensor> allocate(int32_t elem_type, absl::Span<const int64_t> dims) const;
+  // The element count allocate() would give, with its checks, for an output that reuses data.
+  absl::StatusOr<int64_t> outputElements(int32_t elem_type, absl::Span<const int64_t> dims) const;
 
   // Errors naming the node: Unimplemented (the kernel does not handle this exactly) and
   // InvalidArgument (the inputs are ones the op rejects).

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernel.h"
@@ -58,6 +59,19 @@ int64_t product(absl::Span<const int64_t> dims) {
   int64_t count = 1;
   for (const int64_t dim : dims) count *= dim;
   return count;
+}
+
+// The blocks a row-major tensor of `dims` splits into around `axis`: `outer` runs of the dims
+// before it, each `inner` elements per step along it. An empty tensor has none, however large
+// its other dims ([1e18, 0] concatenated on axis 1 would otherwise loop 1e18 times).
+struct Blocks {
+  int64_t outer;
+  int64_t inner;
+};
+
+Blocks blocksAround(absl::Span<const int64_t> dims, int64_t axis) {
+  if (absl::c_linear_search(dims, 0)) return {0, 0};
+  return {product(dims.subspan(0, axis)), product(dims.subspan(axis + 1))};
 }
 
 // Walks a tensor of `dims` in row-major order and gives, for each element, the offset it reads
@@ -150,13 +164,10 @@ absl::StatusOr<EvalTensor> gather(const KernelContext& ctx, const EvalTensor& in
 // `in`'s elements under new dims (same count, checked by the caller).
 absl::StatusOr<EvalTensor> withDims(const KernelContext& ctx, const EvalTensor& in,
                                     std::vector<int64_t> dims) {
-  // Judged like any output, though the input already holds as much.
-  if (in.elem_type != TensorProto::STRING &&
-      static_cast<int64_t>(in.bytes.size()) > ctx.limits().max_output_bytes) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        ir::describe(ctx.node()), ": an output of ", in.bytes.size(),
-        " bytes exceeds the evaluator's limit of ", ctx.limits().max_output_bytes, " bytes"));
-  }
+  // Judged like any output, though the input already holds as much: an empty input may still
+  // be given dims whose other dims multiply past int64.
+  absl::Status judged = ctx.outputElements(in.elem_type, dims).status();
+  if (!judged.ok()) return judged;
   EvalTensor out = in;
   out.dims = std::move(dims);
   return out;
@@ -533,12 +544,11 @@ Outputs concatKernel(const KernelContext& ctx) {
   }
   absl::StatusOr<EvalTensor> out = ctx.allocate(first.elem_type, dims);
   if (!out.ok()) return out.status();
-  const int64_t outer = product(absl::MakeConstSpan(dims).subspan(0, *axis));
-  const int64_t inner = product(absl::MakeConstSpan(dims).subspan(*axis + 1));
+  const Blocks blocks = blocksAround(dims, *axis);
   int64_t to = 0;
-  for (int64_t o = 0; o < outer; ++o) {
+  for (int64_t o = 0; o < blocks.outer; ++o) {
     for (const EvalTensor* in : inputs) {
-      const int64_t run = in->dims[*axis] * inner;
+      const int64_t run = in->dims[*axis] * blocks.inner;
       copyRun(*in, o * run, *out, to, run);
       to += run;
     }
@@ -616,8 +626,7 @@ Outputs splitKernel(const KernelContext& ctx) {
   if (total != dim) {
     return ctx.invalid(absl::StrCat("split ", dimsText(*sizes), " does not sum to dim ", dim));
   }
-  const int64_t outer = product(absl::MakeConstSpan(in_dims).subspan(0, *axis));
-  const int64_t inner = product(absl::MakeConstSpan(in_dims).subspan(*axis + 1));
+  const Blocks blocks = blocksAround(in_dims, *axis);
   std::vector<EvalTensor> outputs;
   int64_t offset = 0;
   for (const int64_t size : *sizes) {
@@ -625,8 +634,9 @@ Outputs splitKernel(const KernelContext& ctx) {
     dims[*axis] = size;
     absl::StatusOr<EvalTensor> out = ctx.allocate((*in)->elem_type, dims);
     if (!out.ok()) return out.status();
-    for (int64_t o = 0; o < outer; ++o) {
-      copyRun(**in, (o * dim + offset) * inner, *out, o * size * inner, size * inner);
+    for (int64_t o = 0; o < blocks.outer; ++o) {
+      copyRun(**in, (o * dim + offset) * blocks.inner, *out, o * size * blocks.inner,
+              size * blocks.inner);
     }
     offset += size;
     outputs.push_back(*std::move(out));
@@ -752,13 +762,12 @@ Outputs gatherKernel(const KernelContext& ctx) {
   dims.insert(dims.end(), data_dims.begin() + *axis + 1, data_dims.end());
   absl::StatusOr<EvalTensor> out = ctx.allocate((*data)->elem_type, dims);
   if (!out.ok()) return out.status();
-  const int64_t outer = product(absl::MakeConstSpan(data_dims).subspan(0, *axis));
-  const int64_t inner = product(absl::MakeConstSpan(data_dims).subspan(*axis + 1));
+  const Blocks blocks = blocksAround(data_dims, *axis);
   int64_t to = 0;
-  for (int64_t o = 0; o < outer; ++o) {
+  for (int64_t o = 0; o < blocks.outer; ++o) {
     for (const int64_t index : *indices) {
-      copyRun(**data, (o * dim + index) * inner, *out, to, inner);
-      to += inner;
+      copyRun(**data, (o * dim + index) * blocks.inner, *out, to, blocks.inner);
+      to += blocks.inner;
     }
   }
   return single(std::move(out));

@@ -86,6 +86,32 @@ TEST(EvaluatorCore, EmptyOutputWhoseOtherDimsOverflowIsInvalid) {
   EXPECT_EQ(run.values(), std::vector<double>{});
 }
 
+// Found by eval_fuzzer: Transpose's strides of an initializer float[0,1e18,16,2^31] overflowed
+// (UBSan), and Reshape could give an empty tensor such dims.
+TEST(EvaluatorCore, EmptyTensorsWhoseOtherDimsOverflowAreNotComputedOn) {
+  const TensorProto absurd = floats({0, 1000000000000000000, 16, int64_t{1} << 31}, {});
+  const NodeRun transpose("Transpose", 13, {&absurd});
+  EXPECT_EQ(transpose.code(), Code::kUnimplemented) << transpose.result().status();
+  const TensorProto empty = floats({0, 4}, {});
+  const TensorProto shape = int64s({0, 1000000000000000000, 1 << 20});
+  const NodeRun reshape("Reshape", 14, {&empty, &shape}, {intAttr("allowzero", 1)});
+  EXPECT_EQ(reshape.code(), Code::kInvalidArgument) << reshape.result().status();
+}
+
+// Concat of [1e18, 0] on axis 1 stepped through 1e18 empty blocks (a hang, found by eval_fuzzer).
+TEST(EvaluatorCore, EmptyTensorsWithHugeOtherDimsMoveAtOnce) {
+  const TensorProto empty = floats({1000000000000000000, 0}, {});
+  const NodeRun concat("Concat", 13, {&empty, &empty}, {intAttr("axis", 1)});
+  ASSERT_TRUE(concat.result().ok()) << concat.result().status();
+  EXPECT_EQ(concat.values(), std::vector<double>{});
+  const TensorProto split_sizes = int64s({0, 0});
+  const NodeRun split("Split", 13, {&empty, &split_sizes}, {intAttr("axis", 1)}, 2);
+  EXPECT_TRUE(split.result().ok()) << split.result().status();
+  const TensorProto indices = makeInt64s({0}, {});
+  const NodeRun gather("Gather", 13, {&empty, &indices}, {intAttr("axis", 1)});
+  EXPECT_TRUE(gather.result().ok()) << gather.result().status();
+}
+
 TEST(EvaluatorCore, RangeOfAbsurdLengthDoesNotAllocate) {
   const TensorProto start = makeTensor(TensorProto::FLOAT, {}, {0});
   const TensorProto limit = makeTensor(TensorProto::FLOAT, {}, {3e38});
