@@ -37,8 +37,9 @@ bool hasShapeNode(const onnx::GraphProto& graph) {
 }
 
 // Whether the input of every Shape node in `graph` (subgraphs included) has a type, from this
-// graph or from the enclosing scopes' `typed` names.
-bool everyShapeInputIsTyped(const onnx::GraphProto& graph, absl::flat_hash_set<std::string> typed) {
+// graph or from the enclosing scopes' `typed` names, in a model of `ir_version`.
+bool everyShapeInputIsTyped(const onnx::GraphProto& graph, int64_t ir_version,
+                            absl::flat_hash_set<std::string> typed) {
   // Not graph.output(): a graph output's entry has a type (declared, or an empty one) whether or
   // not inference typed the value, and data propagation reads only what inference typed.
   for (const auto* infos : {&graph.input(), &graph.value_info()}) {
@@ -46,13 +47,18 @@ bool everyShapeInputIsTyped(const onnx::GraphProto& graph, absl::flat_hash_set<s
       if (info.has_type()) typed.insert(info.name());
     }
   }
-  for (const onnx::TensorProto& initializer : graph.initializer()) typed.insert(initializer.name());
+  // Below IR 4 an initializer is a default for a graph input, and libonnx types it only as one.
+  if (ir_version >= 4) {
+    for (const onnx::TensorProto& initializer : graph.initializer()) typed.insert(initializer.name());
+  }
   for (const onnx::NodeProto& node : graph.node()) {
     if (isShape(node) && (node.input_size() == 0 || !typed.contains(node.input(0)))) return false;
     for (const onnx::AttributeProto& attribute : node.attribute()) {
-      if (attribute.has_g() && !everyShapeInputIsTyped(attribute.g(), typed)) return false;
+      if (attribute.has_g() && !everyShapeInputIsTyped(attribute.g(), ir_version, typed)) {
+        return false;
+      }
       for (const onnx::GraphProto& subgraph : attribute.graphs()) {
-        if (!everyShapeInputIsTyped(subgraph, typed)) return false;
+        if (!everyShapeInputIsTyped(subgraph, ir_version, typed)) return false;
       }
     }
   }
@@ -1172,7 +1178,7 @@ void ShapeOracle::runOnnxShapeInference() {
       plain.CopyFrom(inferred);
       detail::inferShapesGuarded(plain, {/*check_type=*/false, /*error_mode=*/0,
                                          /*enable_data_propagation=*/false});
-      data_propagation_is_safe = everyShapeInputIsTyped(plain.graph(), {});
+      data_propagation_is_safe = everyShapeInputIsTyped(plain.graph(), plain.ir_version(), {});
       if (!data_propagation_is_safe) inferred.Swap(&plain);
     }
     if (data_propagation_is_safe) {

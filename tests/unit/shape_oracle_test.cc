@@ -142,6 +142,21 @@ g (float[1,2,8,8] X, float[4,2,3,3] W, float[2,3] A) => (T, int64[N] S) {
   EXPECT_EQ(oracle.inferredTypeOf(y).shape(), shape({k(1), k(4), k(6), k(6)}));
 }
 
+// Found by eval_fuzzer: below IR 4, libonnx types an initializer only as the default of a graph
+// input, so the Shape of one that is not an input is untyped for data propagation, which crashes.
+TEST(ShapeOracleTest, ShapeOfAnInitializerThatIsNoInputBelowIr4DoesNotCrashInference) {
+  auto model = parseModel(R"(
+<ir_version: 3, opset_import: ["" : 15]>
+g (float[1,2,8,8] X, float[4,2,3,3] W) => (int64[N] S, float Y) <int64[4] c = {1, 1, 1, 1}> {
+  S = Shape(c)
+  Y = Conv(X, W)
+}
+)");
+  ShapeOracle oracle(*model);
+  const ir::Value& y = *model->graph().lastNode()->output(0);
+  EXPECT_EQ(oracle.inferredTypeOf(y).shape(), shape({k(1), k(4), k(6), k(6)}));
+}
+
 // libonnx, and the oracle's own rule for ConstantOfShape, take the output rank from the length of
 // a shape input whose values are unknown: here 1e18, the length of A. The oracle leaves Z's and
 // C's ranks unknown and still has the rest of libonnx's inference (Y's shape), instead of
