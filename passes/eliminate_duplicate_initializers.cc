@@ -2,15 +2,15 @@
 // and bytes become one; readers of the others read the first. See
 // docs/passes/eliminate-duplicate-initializers.md.
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "absl/types/span.h"
 #include "onnxopt/pass/pass.h"
@@ -24,33 +24,9 @@ namespace {
 // declaration from being read.
 constexpr int64_t kMaxCompareBytes = int64_t{1} << 40;
 
-// An initializer with the hash of what decides whether it can equal another: first its element
-// type and dims (alike ones only are read), then its elements. Sorted by (hash, position), equal
-// hashes come together and the first of equal initializers in the graph comes first.
-struct Candidate {
-  size_t hash;
-  size_t position;
-  ir::Value* value;
-  bool operator<(const Candidate& other) const {
-    return std::tie(hash, position) < std::tie(other.hash, other.position);
-  }
-};
-
 size_t signatureHash(const ir::Value& initializer) {
   const ir::Tensor& tensor = *initializer.initializer();
   return absl::HashOf(tensor.dataType(), absl::MakeConstSpan(tensor.dims()));
-}
-
-// Calls `visit` with each run of two or more candidates of one hash.
-template <typename Visit>
-void forEachRunOfEqualHashes(std::vector<Candidate>& candidates, Visit visit) {
-  std::sort(candidates.begin(), candidates.end());
-  for (auto first = candidates.begin(); first != candidates.end();) {
-    auto last = std::find_if(first, candidates.end(),
-                             [&](const Candidate& c) { return c.hash != first->hash; });
-    if (last - first > 1) visit(absl::MakeSpan(&*first, last - first));
-    first = last;
-  }
 }
 
 // Its elements, or nullopt when they cannot be read as bytes (strings, segments, malformed or
@@ -67,18 +43,12 @@ std::optional<ReadInitializer> readElements(ir::Value& initializer) {
   return ReadInitializer{&initializer, *std::move(*view)};
 }
 
-std::optional<size_t> contentHash(ir::Value& initializer) {
-  const std::optional<ReadInitializer> read = readElements(initializer);
-  if (!read) return std::nullopt;
-  std::string scratch;
-  return absl::HashOf(*elementBytes(read->view.proto(), &scratch));
-}
-
 // Whether the initializer's value is fixed: a graph input's may be fed by the caller, and one
 // training binds is updated by training. Neither is read through another, nor replaces another.
 bool fixedValue(const ir::Value& initializer, const absl::flat_hash_set<std::string>& bound) {
   return !initializer.isGraphInput() && !initializer.isSparseInitializer() &&
-         !(initializer.graph()->parentNode() == nullptr && bound.contains(initializer.name()));
+         !(!bound.empty() && initializer.graph()->parentNode() == nullptr &&
+           bound.contains(initializer.name()));
 }
 
 class EliminateDuplicateInitializers final : public Pass {
@@ -97,62 +67,51 @@ class EliminateDuplicateInitializers final : public Pass {
   }
 
  private:
-  // Returns how many initializers it removed.
+  // Returns how many initializers it removed. One walk in graph order, so the first of equal
+  // initializers is the one the others read, whatever the hashes (they differ between processes).
   static int64_t mergeDuplicates(ir::Graph& graph, const absl::flat_hash_set<std::string>& bound,
                                  PassContext& context) {
-    std::vector<Candidate> alike;
-    for (ir::Value* initializer : graph.initializers()) {
-      if (fixedValue(*initializer, bound)) {
-        alike.push_back({signatureHash(*initializer), alike.size(), initializer});
-      }
+    const std::vector<ir::Value*> initializers = graph.initializers();
+    std::vector<std::pair<ir::Value*, size_t>> fixed;
+    fixed.reserve(initializers.size());
+    absl::flat_hash_map<size_t, int> with_signature;
+    for (ir::Value* initializer : initializers) {
+      if (!fixedValue(*initializer, bound)) continue;
+      fixed.emplace_back(initializer, signatureHash(*initializer));
+      ++with_signature[fixed.back().second];
     }
-    // Elements are hashed one initializer at a time, and read again only to compare equal
-    // hashes: external data is never all in memory at once.
-    std::vector<Duplicate> duplicates;
-    forEachRunOfEqualHashes(alike, [&](absl::Span<Candidate> run) {
-      std::vector<Candidate> contents;
-      for (const Candidate& candidate : run) {
-        if (std::optional<size_t> hash = contentHash(*candidate.value)) {
-          contents.push_back({*hash, candidate.position, candidate.value});
+    // Only initializers of a shared type and dims are read, each once to hash its elements and
+    // again only to compare equal hashes: external data is never all in memory at once.
+    absl::flat_hash_map<std::pair<size_t, size_t>, absl::InlinedVector<ir::Value*, 1>> kept_by_hash;
+    kept_by_hash.reserve(fixed.size());
+    std::vector<std::pair<ir::Value*, ir::Value*>> duplicates;  // (duplicate, original)
+    for (const auto& [initializer, signature] : fixed) {
+      if (with_signature[signature] < 2) continue;
+      std::optional<ReadInitializer> read = readElements(*initializer);
+      if (!read) continue;
+      std::string scratch;
+      const size_t content = absl::HashOf(*elementBytes(read->view.proto(), &scratch));
+      absl::InlinedVector<ir::Value*, 1>& kept = kept_by_hash[{signature, content}];
+      ir::Value* original = nullptr;
+      for (ir::Value* candidate : kept) {
+        const std::optional<ReadInitializer> other = readElements(*candidate);
+        if (other && sameTensorContents(other->view.proto(), read->view.proto())) {
+          original = candidate;
+          break;
         }
       }
-      forEachRunOfEqualHashes(contents, [&](absl::Span<Candidate> equal_hashes) {
-        findDuplicates(equal_hashes, &duplicates);
-      });
-    });
-    // In the graph's order, whatever the hashes (they differ between processes).
-    std::sort(duplicates.begin(), duplicates.end());
-    for (const Duplicate& duplicate : duplicates) {
-      replaceAllUsesRecorded(*duplicate.value, *duplicate.original, context);
-      graph.removeInitializer(duplicate.value);
+      // A graph output keeps its name, so it stays; it may still be the one others read.
+      if (original == nullptr || initializer->isGraphOutput()) {
+        kept.push_back(initializer);
+      } else {
+        duplicates.emplace_back(initializer, original);
+      }
+    }
+    for (const auto& [duplicate, original] : duplicates) {
+      replaceAllUsesRecorded(*duplicate, *original, context);
+      graph.removeInitializer(duplicate);
     }
     return static_cast<int64_t>(duplicates.size());
-  }
-
-  struct Duplicate {
-    size_t position;
-    ir::Value* value;
-    ir::Value* original;
-    bool operator<(const Duplicate& other) const { return position < other.position; }
-  };
-
-  // Candidates of one content hash, in graph order.
-  static void findDuplicates(absl::Span<const Candidate> candidates,
-                             std::vector<Duplicate>* duplicates) {
-    std::vector<ReadInitializer> kept;
-    for (const Candidate& candidate : candidates) {
-      std::optional<ReadInitializer> read = readElements(*candidate.value);
-      if (!read) continue;
-      const auto original = std::find_if(kept.begin(), kept.end(), [&](const ReadInitializer& k) {
-        return sameTensorContents(k.view.proto(), read->view.proto());
-      });
-      // A graph output keeps its name, so it stays; it may still be the one others read.
-      if (original == kept.end() || read->value->isGraphOutput()) {
-        kept.push_back(*std::move(read));
-        continue;
-      }
-      duplicates->push_back({candidate.position, read->value, original->value});
-    }
   }
 };
 

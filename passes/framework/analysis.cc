@@ -1,5 +1,6 @@
 #include "onnxopt/pass/analysis.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "onnxopt/rewrite/shape_oracle.h"
@@ -21,18 +22,27 @@ void ChangeJournal::recordUntracked(const ir::Model& model) {
 }
 
 std::optional<std::vector<ir::Node*>> ChangeJournal::touchedSince(Mark mark) const {
-  std::vector<ir::Node*> nodes;
-  // Entries are main-graph nodes, so their ordinals index one flat table: every pass of a
-  // round asks this, and a hash set of the nodes would cost more than the pass.
-  std::vector<bool> seen(main_graph_->nodeOrdinalBound());
-  for (size_t i = mark; i < entries_.size(); ++i) {
-    ir::Node* node = entries_[i];
-    if (node == nullptr) return std::nullopt;
-    if (node->isErased() || seen[node->ordinal()]) continue;
-    seen[node->ordinal()] = true;
-    nodes.push_back(node);
+  if (!last_asked_ || last_asked_->mark != mark) last_asked_ = TouchedSinceMark{mark, mark};
+  TouchedSinceMark& asked = *last_asked_;
+  // Entries are main-graph nodes, so their ordinals index one flat table: a hash set of the
+  // nodes would cost more than the pass asking.
+  for (; !asked.untracked && asked.scanned < entries_.size(); ++asked.scanned) {
+    ir::Node* node = entries_[asked.scanned];
+    if (node == nullptr) {
+      asked.untracked = true;
+      break;
+    }
+    if (node->ordinal() >= asked.seen.size()) asked.seen.resize(main_graph_->nodeOrdinalBound());
+    if (asked.seen[node->ordinal()]) continue;
+    asked.seen[node->ordinal()] = true;
+    asked.nodes.push_back(node);
   }
-  return nodes;
+  if (asked.untracked) return std::nullopt;
+  // An erased node is never touched again, so it can leave the list for good.
+  asked.nodes.erase(std::remove_if(asked.nodes.begin(), asked.nodes.end(),
+                                   [](const ir::Node* node) { return node->isErased(); }),
+                    asked.nodes.end());
+  return asked.nodes;
 }
 
 AnalysisManager::AnalysisManager(ir::Model& model) : model_(model) {}

@@ -137,6 +137,8 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
   PatternRewriter rewriter(model, worklist, analyses, journal, context_);
   GreedyRewriteResult result;
   std::vector<const RewritePattern*> opset_declined;  // each reported once
+  // Patterns do not change the opsets a model imports.
+  const std::optional<int64_t> default_domain_opset = model.opsetVersion("");
 
   // A change found while verifying the fixed point: production would have missed it.
   auto missed = [](const ir::Node& node, absl::string_view what) {
@@ -175,7 +177,9 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
           continue;
         }
       }
-      const std::optional<int64_t> opset = model.opsetVersion(node->op().domain());
+      const std::optional<int64_t> opset = node->op().domain().empty()
+                                               ? default_domain_opset
+                                               : model.opsetVersion(node->op().domain());
       for (const RewritePattern* pattern : root->patterns) {
         if (!handlesOpset(pattern->root(), opset)) {
           if (context_.debugEnabled() &&

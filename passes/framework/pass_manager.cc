@@ -163,6 +163,9 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
   // when the journal knows them: a round that confirms the fixed point then costs a walk over
   // the touched nodes instead of every pattern on every node.
   std::vector<std::optional<PassContext::FixedPoint>> fixed_points(passes_.size());
+  // A pass is a function of the model: one that changed nothing need not run again until the
+  // model changes (a confirming round then reruns only what ran before the last change).
+  std::vector<std::optional<uint64_t>> unchanged_at(passes_.size());
   // Models may arrive with such outputs (legalize-subgraph-outputs repairs them); no pass may
   // add one.
   std::vector<std::pair<const ir::Graph*, size_t>> unrunnable = unrunnableOutputs(model);
@@ -172,6 +175,7 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
     bool round_changed = false;
     for (size_t position = 0; position < passes_.size(); ++position) {
       Pass& pass = *passes_[position];
+      if (unchanged_at[position] == model.modificationCount()) continue;
       PassContext context;
       context.setDebugSink(options_.debug_sink);
       context.setRequireConvergence(options_.require_convergence);
@@ -206,6 +210,8 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
         analyses.invalidateAll();
       }
       fixed_points[position] = context.fixedPoint();
+      unchanged_at[position] =
+          *changed ? std::nullopt : std::optional<uint64_t>(model.modificationCount());
       if (*changed) {
         if (absl::Status status = checkNoNewUnrunnableOutputs(model, pass, &unrunnable);
             !status.ok()) {

@@ -54,6 +54,17 @@ class ONNXOPT_API ChangeJournal {
   std::vector<ir::Node*> entries_;
   uint64_t accounted_;
   const ir::Graph* main_graph_;
+  // Every pass of a round asks touchedSince() for the same mark: what the last ask found is kept,
+  // so that each asks only about the entries since (else a round would read its touches once
+  // per pass).
+  struct TouchedSinceMark {
+    Mark mark;
+    size_t scanned;          // entries_ read so far
+    bool untracked = false;  // a nullptr entry was among them
+    std::vector<bool> seen;  // by node ordinal
+    std::vector<ir::Node*> nodes;
+  };
+  mutable std::optional<TouchedSinceMark> last_asked_;
 };
 
 // The main graph's nodes by operator, as they were at a journal mark. With the nodes touched since
