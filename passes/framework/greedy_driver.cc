@@ -236,10 +236,18 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
                ? config_.max_rewrites_per_iteration
                : 10 * static_cast<int64_t>(live_nodes) + 100;
   };
-  // Pushed in reverse so that they pop in order.
-  auto seed = [&worklist](const std::vector<ir::Node*>& nodes) {
+  // Pushed in reverse so that they pop in order. A live node no pattern roots at would only be
+  // popped to be passed over: it counts as visited and stays off the worklist.
+  auto seed = [&](const std::vector<ir::Node*>& nodes) {
     worklist.reserve(nodes.size());
-    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) worklist.seed(*it);
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+      ir::Node* node = *it;
+      if (rootFor(*node) == nullptr && node->hasUsedOutputs()) {
+        if ((++statistics.nodes_visited & kProgressMask) == 0) context_.progress();
+        continue;
+      }
+      worklist.seed(node);
+    }
   };
 
   for (int64_t iteration = 1; iteration <= config_.max_iterations; ++iteration) {
