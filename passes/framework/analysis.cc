@@ -22,7 +22,7 @@ void ChangeJournal::recordUntracked(const ir::Model& model) {
 }
 
 std::optional<std::vector<ir::Node*>> ChangeJournal::touchedSince(Mark mark) const {
-  if (!last_asked_ || last_asked_->mark != mark) last_asked_ = TouchedSinceMark{mark, mark};
+  if (!last_asked_ || last_asked_->mark != mark) last_asked_ = TouchedSinceMark{mark, mark, false, {}, {}};
   TouchedSinceMark& asked = *last_asked_;
   // Entries are main-graph nodes, so their ordinals index one flat table: a hash set of the
   // nodes would cost more than the pass asking.
