@@ -12,12 +12,12 @@ ChangeJournal::ChangeJournal(const ir::Model& model)
 
 void ChangeJournal::touch(ir::Node* node) {
   ir::Node* entry = node->graph() == main_graph_ ? node : nullptr;
-  if (!entries_.empty() && entries_.back() == entry) return;
+  if (entries_.size() > marked_ && entries_.back() == entry) return;
   entries_.push_back(entry);
 }
 
 void ChangeJournal::recordUntracked(const ir::Model& model) {
-  if (entries_.empty() || entries_.back() != nullptr) entries_.push_back(nullptr);
+  if (entries_.size() <= marked_ || entries_.back() != nullptr) entries_.push_back(nullptr);
   account(model);
 }
 

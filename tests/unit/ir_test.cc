@@ -164,6 +164,28 @@ TEST(IrTest, ChangeJournalFindsMainGraphNodesTouchedSinceAMark) {
   EXPECT_EQ(journal.touchedSince(third), std::vector<Node*>{relu}) << "erased nodes are left out";
 }
 
+// Every pass of a round asks for the same mark; the journal reads only what came since the last
+// ask, and the answer is as if it read everything.
+TEST(IrTest, ChangeJournalAskedAgainForAMarkAddsOnlyWhatCameSince) {
+  auto model = parseModel(kChain);
+  Graph& graph = model->graph();
+  Node* first = graph.firstNode();
+  Node* last = graph.lastNode();
+  onnxopt::ChangeJournal journal(*model);
+  const onnxopt::ChangeJournal::Mark start = journal.mark();
+  journal.touch(first);
+  EXPECT_EQ(journal.touchedSince(start), std::vector<Node*>{first});
+  journal.touch(last);
+  journal.touch(first);
+  EXPECT_EQ(journal.touchedSince(start), (std::vector<Node*>{first, last})) << "once each";
+  graph.eraseNode(last);
+  EXPECT_EQ(journal.touchedSince(start), std::vector<Node*>{first}) << "erased since the last ask";
+  const onnxopt::ChangeJournal::Mark later = journal.mark();
+  journal.touch(first);
+  EXPECT_EQ(journal.touchedSince(later), std::vector<Node*>{first}) << "another mark";
+  EXPECT_EQ(journal.touchedSince(start), std::vector<Node*>{first}) << "back to the first mark";
+}
+
 TEST(IrTest, ChangesNoOneRecordedAreUntracked) {
   auto model = parseModel(kChain);
   onnxopt::ChangeJournal journal(*model);

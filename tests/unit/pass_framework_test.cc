@@ -281,6 +281,39 @@ TEST(PassManager, FixedPointRepeatsUntilNothingChanges) {
   EXPECT_TRUE(report->warnings.empty());
 }
 
+// Counts its runs; changes nothing.
+class RunCounter final : public Pass {
+ public:
+  explicit RunCounter(int* runs) : Pass("run-counter"), runs_(runs) {}
+  absl::StatusOr<bool> run(ir::Model&, PassContext&) override {
+    ++*runs_;
+    return false;
+  }
+
+ private:
+  int* runs_;
+};
+
+// A pass is a function of the model: one that changed nothing is not run again on the model it
+// left. The confirming round reruns the pass before the change, not the one after it.
+TEST(PassManager, APassThatChangedNothingIsNotRerunOnAnUnchangedModel) {
+  auto model = parseModel(kModel);
+  PassManagerOptions options;
+  options.fixed_point = true;
+  PassManager pass_manager(options);
+  int before = 0;
+  int after = 0;
+  pass_manager.addPass(std::make_unique<RunCounter>(&before));
+  pass_manager.addPass(std::make_unique<CountdownPass>(1));
+  pass_manager.addPass(std::make_unique<RunCounter>(&after));
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->rounds, 2);
+  EXPECT_EQ(before, 2);
+  EXPECT_EQ(after, 1);
+  EXPECT_EQ(report->runs.size(), 5u) << "skipped runs are not reported";
+}
+
 TEST(PassManager, FixedPointCapIsReported) {
   auto model = parseModel(kModel);
   PassManagerOptions options;

@@ -43,7 +43,10 @@ class ONNXOPT_API ChangeJournal {
   // may have to be revisited. Then accounts for it.
   void recordUntracked(const ir::Model& model);
 
-  Mark mark() const { return entries_.size(); }
+  Mark mark() const {
+    marked_ = entries_.size();
+    return entries_.size();
+  }
   // The main-graph nodes touched after `mark`, not erased, each once, in the order of their
   // first touch since; nullopt when an untracked change or a subgraph change happened since.
   std::optional<std::vector<ir::Node*>> touchedSince(Mark mark) const;
@@ -54,6 +57,8 @@ class ONNXOPT_API ChangeJournal {
   std::vector<ir::Node*> entries_;
   uint64_t accounted_;
   const ir::Graph* main_graph_;
+  // The last mark handed out: a touch repeating the entry before it is still recorded after it.
+  mutable size_t marked_ = 0;
   // Every pass of a round asks touchedSince() for the same mark: what the last ask found is kept,
   // so that each asks only about the entries since (else a round would read its touches once
   // per pass).
