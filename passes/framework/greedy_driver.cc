@@ -18,8 +18,6 @@ using detail::describe;
 // enough for a display, too rarely to cost anything.
 constexpr int64_t kProgressMask = 4095;
 
-uint64_t keyBit(uint32_t op_key) { return uint64_t{1} << (op_key % 64); }
-
 bool handlesOpset(const PatternRoot& root, std::optional<int64_t> opset) {
   return opset && *opset >= root.min_opset && *opset <= root.max_opset;
 }
@@ -102,22 +100,21 @@ GreedyRewriteDriver::GreedyRewriteDriver(const RewritePatternSet& patterns,
         std::find_if(roots_.begin(), roots_.end(), [op](const Root& r) { return r.op == op; });
     if (root == roots_.end()) root = roots_.insert(roots_.end(), Root{op, {}});
     root->patterns.push_back(pattern.get());
-    root_key_bits_ |= keyBit(op->key());
   }
   for (Root& root : roots_) {
     std::stable_sort(root.patterns.begin(), root.patterns.end(),
                      [](const RewritePattern* a, const RewritePattern* b) {
                        return a->root().benefit > b->root().benefit;
                      });
+    const uint32_t key = root.op->key();
+    if (key >= root_by_key_.size()) root_by_key_.resize(key + 1, nullptr);
+    root_by_key_[key] = &root;
   }
 }
 
 const GreedyRewriteDriver::Root* GreedyRewriteDriver::rootFor(const ir::Node& node) const {
-  if ((root_key_bits_ & keyBit(node.opKey())) == 0) return nullptr;
-  for (const Root& root : roots_) {
-    if (node.is(*root.op)) return &root;
-  }
-  return nullptr;
+  const uint32_t key = node.opKey();
+  return key < root_by_key_.size() ? root_by_key_[key] : nullptr;
 }
 
 absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::run(ir::Model& model) {

@@ -68,12 +68,10 @@ class ONNXOPT_API GreedyRewriteDriver {
 
   GreedyRewriteConfig config_;
   PassContext& context_;
-  // A pass has one to a few roots, and every node is looked up: comparing against each beats a
-  // hash table.
   std::vector<Root> roots_;
-  // Bit (key % 64) of every root: one test rules out most nodes before the list is scanned
-  // (eliminate-nop-expand alone has two dozen roots).
-  uint64_t root_key_bits_ = 0;
+  // Every node is looked up, and a pass may have dozens of roots (fold-constants, every op it
+  // folds): OpName keys are small and dense, so a table indexed by key answers in one load.
+  std::vector<const Root*> root_by_key_;
 };
 
 }  // namespace onnxopt
