@@ -156,6 +156,7 @@ class EliminateCommonSubexpressions final : public Pass {
   // a whole repeated chain goes in one walk. Returns how many nodes went.
   static int64_t mergeIn(ir::Graph& graph, PassContext& context) {
     absl::flat_hash_set<Computation, ComputationHash, SameComputation> first_computing;
+    first_computing.reserve(graph.numNodes());  // most nodes are distinct: no rehash on the way
     std::vector<ir::Node*> duplicates;
     for (ir::Node& node : graph) {
       ++context.statistics().nodes_visited;
@@ -167,7 +168,9 @@ class EliminateCommonSubexpressions final : public Pass {
       if (inserted || anyOutputIsGraphOutput(node)) continue;
       ++context.statistics().nodes_matched;
       const ir::Node& original = *entry->node;
-      for (size_t i = 0; i < node.numOutputs(); ++i) replaceAllUsesRecorded(*node.output(i), *original.output(i), context);
+      for (size_t i = 0; i < node.numOutputs(); ++i) {
+        replaceAllUsesRecorded(*node.output(i), *original.output(i), context);
+      }
       duplicates.push_back(&node);
     }
     for (ir::Node* duplicate : duplicates) graph.eraseNode(duplicate);

@@ -29,18 +29,19 @@ size_t signatureHash(const ir::Value& initializer) {
   return absl::HashOf(tensor.dataType(), absl::MakeConstSpan(tensor.dims()));
 }
 
-// Its elements, or nullopt when they cannot be read as bytes (strings, segments, malformed or
-// unreadable data): such initializers are left alone.
+// Its elements and their hash, or nullopt when they cannot be read as bytes (strings, segments,
+// malformed or unreadable data): such initializers are left alone.
 struct ReadInitializer {
-  ir::Value* value;
   ConstantView view;
+  size_t content_hash;
 };
-std::optional<ReadInitializer> readElements(ir::Value& initializer) {
+std::optional<ReadInitializer> readElements(const ir::Value& initializer) {
   absl::StatusOr<std::optional<ConstantView>> view = readConstant(initializer, kMaxCompareBytes);
   if (!view.ok() || !*view) return std::nullopt;
   std::string scratch;
-  if (!elementBytes((*view)->proto(), &scratch)) return std::nullopt;
-  return ReadInitializer{&initializer, *std::move(*view)};
+  const std::optional<absl::string_view> bytes = elementBytes((*view)->proto(), &scratch);
+  if (!bytes) return std::nullopt;
+  return ReadInitializer{*std::move(*view), absl::HashOf(*bytes)};
 }
 
 // Whether the initializer's value is fixed: a graph input's may be fed by the caller, and one
@@ -87,11 +88,9 @@ class EliminateDuplicateInitializers final : public Pass {
     std::vector<std::pair<ir::Value*, ir::Value*>> duplicates;  // (duplicate, original)
     for (const auto& [initializer, signature] : fixed) {
       if (with_signature[signature] < 2) continue;
-      std::optional<ReadInitializer> read = readElements(*initializer);
+      const std::optional<ReadInitializer> read = readElements(*initializer);
       if (!read) continue;
-      std::string scratch;
-      const size_t content = absl::HashOf(*elementBytes(read->view.proto(), &scratch));
-      absl::InlinedVector<ir::Value*, 1>& kept = kept_by_hash[{signature, content}];
+      absl::InlinedVector<ir::Value*, 1>& kept = kept_by_hash[{signature, read->content_hash}];
       ir::Value* original = nullptr;
       for (ir::Value* candidate : kept) {
         const std::optional<ReadInitializer> other = readElements(*candidate);

@@ -45,7 +45,8 @@ class ForwardAroundIdentityOperand final : public RewritePattern {
  public:
   ForwardAroundIdentityOperand(const std::string& op_type, Identity identity)
       : RewritePattern(absl::StrCat("forward-around-identity-", op_type), {op_type, 7}),
-        identity_(identity) {}
+        identity_(identity),
+        not_identity_(absl::StrCat("not every element is ", identity.value)) {}
 
   LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
     const ir::Value* output = node.output(0);
@@ -62,7 +63,10 @@ class ForwardAroundIdentityOperand final : public RewritePattern {
       absl::StatusOr<std::string> why = whyNotIdentity(node, constant, *x, rewriter);
       if (!why.ok()) return rewriter.emitError(node, why.status());
       if (!why->empty()) {
-        reasons.push_back(absl::StrCat("operand ", constant_index, " '", constant.name(), "': ", *why));
+        if (rewriter.explainsFailures()) {
+          reasons.push_back(
+              absl::StrCat("operand ", constant_index, " '", constant.name(), "': ", *why));
+        }
         continue;
       }
       if (!rewriter.canReplaceAnyUseWith(*output, *x)) {
@@ -72,8 +76,8 @@ class ForwardAroundIdentityOperand final : public RewritePattern {
       rewriter.replaceUsesWhereAllowed(*output, *x);
       return success();
     }
-    if (reasons.empty()) return failure();  // no constant operand
-    return rewriter.notifyMatchFailure(node, [&] { return absl::StrJoin(reasons, "; "); });
+    if (reasons.empty()) return failure();  // no constant operand, or no --debug to tell
+    return rewriter.notifyMatchFailure(node, absl::StrJoin(reasons, "; "));
   }
 
  private:
@@ -88,9 +92,7 @@ class ForwardAroundIdentityOperand final : public RewritePattern {
     if (!read.ok()) return read.status();
     if (!*read) return std::string("its data is not readable here (sparse, segmented or too large)");
     const ConstantView& c = **read;
-    if (!c.allEqualTo(identity_.value)) {
-      return absl::StrCat("not every element is ", identity_.value);
-    }
+    if (!c.allEqualTo(identity_.value)) return not_identity_;
     ShapeOracle& shapes = rewriter.shapes();
     const ir::Type& x_type = shapes.typeOf(x);
     if (node.opType() == "Pow") {
@@ -123,6 +125,7 @@ class ForwardAroundIdentityOperand final : public RewritePattern {
   }
 
   Identity identity_;
+  std::string not_identity_;  // the usual decline: made once, not per node
 };
 
 class EliminateNopArithmetic final : public PatternPass {
