@@ -138,8 +138,10 @@ class ReadAroundExpand final : public RewritePattern {
       if (input_rank && *input_rank > 2) {
         return absl::StrCat("the Expand's input has rank ", *input_rank, ", more than C's 2");
       }
+      if (input_rank) return std::string();
+      // The output's rank costs the Expand's shape rule: asked only when the input's is unknown.
       const std::optional<int64_t> output_rank = shapes.rankOf(*expand.output(0));
-      if (!input_rank && (!output_rank || *output_rank > 2)) {
+      if (!output_rank || *output_rank > 2) {
         return std::string("the rank of the Expand's input is unknown (and its output's is not <= 2)");
       }
       return std::string();
