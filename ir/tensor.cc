@@ -113,7 +113,14 @@ absl::Status checkTensorData(const onnx::TensorProto& tensor) {
     return badTensor(tensor, absl::StrCat(field, " holds ", held, " ", unit, " but dims ",
                                           dimsText(tensor), " of ", type, " need ", needed));
   };
-  if (tensor.has_raw_data()) {
+  // ONNX keeps strings in string_data only (its checker refuses them in raw_data): with bytes
+  // in raw_data, string_data would not hold the elements the dims promise.
+  if (tensor.data_type() == onnx::TensorProto::STRING && !tensor.raw_data().empty()) {
+    return badTensor(tensor, absl::StrCat("raw_data holds ", tensor.raw_data().size(),
+                                          " bytes, but a string tensor keeps its values in "
+                                          "string_data"));
+  }
+  if (tensor.has_raw_data() && tensor.data_type() != onnx::TensorProto::STRING) {
     const int64_t element_size = elemTypeSize(tensor.data_type());
     if (element_size == 0) return absl::OkStatus();
     const int64_t held = static_cast<int64_t>(tensor.raw_data().size());

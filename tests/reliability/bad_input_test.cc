@@ -315,6 +315,25 @@ concat (float[2,3] X) => (float[2,3] Y) {
                      {"need"}});
   }
   {
+    // ONNX keeps strings in string_data: bytes in raw_data leave the elements unaccounted for.
+    onnx::ModelProto model = small();
+    bias(model).clear_float_data();
+    bias(model).set_data_type(onnx::TensorProto::STRING);
+    bias(model).set_raw_data("abc");
+    cases.push_back({"StringTensorInRawData", writes(model),
+                     {"@", "tensor 'bias'", "raw_data", "3 bytes", "string_data"}, {"string tensor"}});
+  }
+  {
+    // An empty raw_data does not excuse string_data from holding every element.
+    onnx::ModelProto model = small();
+    bias(model).clear_float_data();
+    bias(model).set_data_type(onnx::TensorProto::STRING);
+    bias(model).set_raw_data("");
+    bias(model).add_string_data("a");
+    cases.push_back({"StringTensorMissingElements", writes(model),
+                     {"@", "tensor 'bias'", "string_data", "1 values"}, {"need"}});
+  }
+  {
     onnx::ModelProto model = named(parse(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 constant (float[3] X) => (float[3] Y) {
