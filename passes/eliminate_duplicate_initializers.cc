@@ -29,19 +29,12 @@ size_t signatureHash(const ir::Value& initializer) {
   return absl::HashOf(tensor.dataType(), absl::MakeConstSpan(tensor.dims()));
 }
 
-// Its elements and their hash, or nullopt when they cannot be read as bytes (strings, segments,
-// malformed or unreadable data): such initializers are left alone.
-struct ReadInitializer {
-  ConstantView view;
-  size_t content_hash;
-};
-std::optional<ReadInitializer> readElements(const ir::Value& initializer) {
+// A view of its elements, or nullopt when they cannot be read (segments, malformed or
+// unreadable data): such initializers are left alone.
+std::optional<ConstantView> readElements(const ir::Value& initializer) {
   absl::StatusOr<std::optional<ConstantView>> view = readConstant(initializer, kMaxCompareBytes);
-  if (!view.ok() || !*view) return std::nullopt;
-  std::string scratch;
-  const std::optional<absl::string_view> bytes = elementBytes((*view)->proto(), &scratch);
-  if (!bytes) return std::nullopt;
-  return ReadInitializer{*std::move(*view), absl::HashOf(*bytes)};
+  if (!view.ok()) return std::nullopt;
+  return *std::move(view);
 }
 
 // Whether the initializer's value is fixed: a graph input's may be fed by the caller, and one
@@ -88,13 +81,17 @@ class EliminateDuplicateInitializers final : public Pass {
     std::vector<std::pair<ir::Value*, ir::Value*>> duplicates;  // (duplicate, original)
     for (const auto& [initializer, signature] : fixed) {
       if (with_signature[signature] < 2) continue;
-      const std::optional<ReadInitializer> read = readElements(*initializer);
+      const std::optional<ConstantView> read = readElements(*initializer);
       if (!read) continue;
-      absl::InlinedVector<ir::Value*, 1>& kept = kept_by_hash[{signature, read->content_hash}];
+      // Strings have no bytes to compare: they are left alone too.
+      std::string scratch;
+      const std::optional<absl::string_view> bytes = elementBytes(read->proto(), &scratch);
+      if (!bytes) continue;
+      absl::InlinedVector<ir::Value*, 1>& kept = kept_by_hash[{signature, absl::HashOf(*bytes)}];
       ir::Value* original = nullptr;
       for (ir::Value* candidate : kept) {
-        const std::optional<ReadInitializer> other = readElements(*candidate);
-        if (other && sameTensorContents(other->view.proto(), read->view.proto())) {
+        const std::optional<ConstantView> other = readElements(*candidate);
+        if (other && sameTensorContents(other->proto(), read->proto())) {
           original = candidate;
           break;
         }
