@@ -368,8 +368,32 @@ namespace {
 // Whether ONNX 1.12's inference of the node follows the node's own schema: a default-domain op
 // whose definition at the model's opset libonnx has (at opsets 18 and later it would apply an
 // older version's rule to a changed op).
+// Where ONNX 1.12 infers another size than ONNX Runtime computes: a pool with ceil_mode (libonnx
+// keeps a last window that starts past the input and its start padding, ONNX Runtime drops it:
+// [5], kernel 2, stride 2, pads 1 and 1 is 4 to libonnx, 3 to ONNX Runtime), and a ConvTranspose
+// with auto_pad SAME_* and output_padding (libonnx adds the padding to input * stride, ONNX
+// Runtime gives input * stride).
+bool libonnxSizeDiffersFromOrt(const ir::Node& node) {
+  const std::string& op = node.opType();
+  if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") {
+    const ir::Attribute* ceil_mode = node.attr("ceil_mode");
+    return ceil_mode != nullptr && (ceil_mode->kind() != onnx::AttributeProto::INT || ceil_mode->i() != 0);
+  }
+  if (op == "ConvTranspose") {
+    const ir::Attribute* auto_pad = node.attr("auto_pad");
+    const ir::Attribute* output_padding = node.attr("output_padding");
+    if (auto_pad == nullptr || output_padding == nullptr) return false;
+    const std::string pad = auto_pad->kind() == onnx::AttributeProto::STRING ? auto_pad->s() : "";
+    return pad != "NOTSET" && pad != "VALID";
+  }
+  return false;
+}
+
+// Whether ONNX 1.12's inference of the node follows the node's own schema: a default-domain op
+// whose definition at the model's opset libonnx has (at opsets 18 and later it would apply an
+// older version's rule to a changed op), and whose sizes it computes as ONNX Runtime does.
 bool libonnxKnows(const ir::Node& node) {
-  return node.op().domain().empty() && schemaOf(node) != nullptr;
+  return node.op().domain().empty() && schemaOf(node) != nullptr && !libonnxSizeDiffersFromOrt(node);
 }
 
 bool hasSubgraphs(const ir::Node& node) {
