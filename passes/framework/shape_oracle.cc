@@ -370,22 +370,27 @@ namespace {
 // older version's rule to a changed op).
 // Where ONNX 1.12 infers another size than ONNX Runtime computes: a pool with ceil_mode (libonnx
 // keeps a last window that starts past the input and its start padding, ONNX Runtime drops it:
-// [5], kernel 2, stride 2, pads 1 and 1 is 4 to libonnx, 3 to ONNX Runtime), and a ConvTranspose
-// with auto_pad SAME_* and output_padding (libonnx adds the padding to input * stride, ONNX
-// Runtime gives input * stride).
+// [5], kernel 2, stride 2, pads 1 and 1 is 4 to libonnx, 3 to ONNX Runtime); a pool with auto_pad
+// SAME_* and dilations (libonnx gives ceil(input / stride), ONNX Runtime pads for the undilated
+// kernel: [7], kernel 3, stride 2, dilation 2 is 4 to libonnx, 3 to ONNX Runtime); and a
+// ConvTranspose with auto_pad SAME_* and output_padding (libonnx adds the padding to
+// input * stride, ONNX Runtime gives input * stride).
 bool libonnxSizeDiffersFromOrt(const ir::Node& node) {
   const std::string& op = node.opType();
+  const ir::Attribute* auto_pad = node.attr("auto_pad");
+  const bool same = auto_pad != nullptr && (auto_pad->kind() != onnx::AttributeProto::STRING ||
+                                            (auto_pad->s() != "NOTSET" && auto_pad->s() != "VALID"));
   if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") {
     const ir::Attribute* ceil_mode = node.attr("ceil_mode");
-    return ceil_mode != nullptr && (ceil_mode->kind() != onnx::AttributeProto::INT || ceil_mode->i() != 0);
+    if (ceil_mode != nullptr && (ceil_mode->kind() != onnx::AttributeProto::INT || ceil_mode->i() != 0)) {
+      return true;
+    }
+    const ir::Attribute* dilations = node.attr("dilations");
+    if (!same || dilations == nullptr) return false;
+    if (dilations->kind() != onnx::AttributeProto::INTS) return true;
+    return std::any_of(dilations->ints().begin(), dilations->ints().end(), [](int64_t d) { return d != 1; });
   }
-  if (op == "ConvTranspose") {
-    const ir::Attribute* auto_pad = node.attr("auto_pad");
-    const ir::Attribute* output_padding = node.attr("output_padding");
-    if (auto_pad == nullptr || output_padding == nullptr) return false;
-    const std::string pad = auto_pad->kind() == onnx::AttributeProto::STRING ? auto_pad->s() : "";
-    return pad != "NOTSET" && pad != "VALID";
-  }
+  if (op == "ConvTranspose") return same && node.attr("output_padding") != nullptr;
   return false;
 }
 
