@@ -472,7 +472,8 @@ Outputs squeezeKernel(const KernelContext& ctx) {
   const std::vector<int64_t>& in_dims = (*in)->dims;
   const int64_t rank = static_cast<int64_t>(in_dims.size());
   std::vector<bool> squeezed(rank, false);
-  if (axes->has_value()) {
+  // An empty list squeezes every dim of 1, as if none were given (ONNX Runtime's reading).
+  if (axes->has_value() && !(*axes)->empty()) {
     absl::StatusOr<std::vector<int64_t>> normalized =
         normalizeAxes(ctx, **axes, rank, ctx.sinceVersion() >= 11);
     if (!normalized.ok()) return normalized.status();

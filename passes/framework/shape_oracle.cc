@@ -365,9 +365,6 @@ const Type& ShapeOracle::remember(const ir::Value& value, Type type) {
 }
 
 namespace {
-// Whether ONNX 1.12's inference of the node follows the node's own schema: a default-domain op
-// whose definition at the model's opset libonnx has (at opsets 18 and later it would apply an
-// older version's rule to a changed op).
 // Where ONNX 1.12 infers another size than ONNX Runtime computes: a pool with ceil_mode (libonnx
 // keeps a last window that starts past the input and its start padding, ONNX Runtime drops it:
 // [5], kernel 2, stride 2, pads 1 and 1 is 4 to libonnx, 3 to ONNX Runtime); a pool with auto_pad
@@ -376,10 +373,17 @@ namespace {
 // ConvTranspose with auto_pad SAME_* and output_padding (libonnx adds the padding to
 // input * stride, ONNX Runtime gives input * stride); and STFT (with onesided, libonnx counts the
 // frames with the onesided bin count as the frame length: 9 samples, frame 5, step 2 give 4
-// frames to libonnx, 3 to ONNX Runtime).
-bool libonnxSizeDiffersFromOrt(const ir::Node& node) {
+// frames to libonnx, 3 to ONNX Runtime); and a Squeeze whose axes are empty or not a constant
+// (an empty list squeezes every dim of 1 in ONNX Runtime, none in libonnx).
+bool libonnxSizeDiffersFromOrt(const ir::Node& node, ShapeOracle& shapes) {
   const std::string& op = node.opType();
   if (op == "STFT") return true;
+  if (op == "Squeeze") {
+    if (const ir::Attribute* axes = node.attr("axes")) return axes->ints().empty();
+    if (node.numInputs() < 2 || node.input(1) == nullptr) return false;
+    const std::optional<std::vector<int64_t>> axes = shapes.constantInts(*node.input(1));
+    return !axes || axes->empty();
+  }
   const ir::Attribute* auto_pad = node.attr("auto_pad");
   const bool same = auto_pad != nullptr && (auto_pad->kind() != onnx::AttributeProto::STRING ||
                                             (auto_pad->s() != "NOTSET" && auto_pad->s() != "VALID"));
@@ -400,8 +404,9 @@ bool libonnxSizeDiffersFromOrt(const ir::Node& node) {
 // Whether ONNX 1.12's inference of the node follows the node's own schema: a default-domain op
 // whose definition at the model's opset libonnx has (at opsets 18 and later it would apply an
 // older version's rule to a changed op), and whose sizes it computes as ONNX Runtime does.
-bool libonnxKnows(const ir::Node& node) {
-  return node.op().domain().empty() && schemaOf(node) != nullptr && !libonnxSizeDiffersFromOrt(node);
+bool libonnxKnows(const ir::Node& node, ShapeOracle& shapes) {
+  return node.op().domain().empty() && schemaOf(node) != nullptr &&
+         !libonnxSizeDiffersFromOrt(node, shapes);
 }
 
 bool hasSubgraphs(const ir::Node& node) {
@@ -417,7 +422,7 @@ Type ShapeOracle::infer(const ir::Value& value) {
   if (!fullyKnown(type) && value.producer() != nullptr) {
     type = merge(std::move(type), applyLocalRule(*value.producer(), value.producerOutputIndex()));
   }
-  if (!type.shape() && value.producer() != nullptr && libonnxKnows(*value.producer())) {
+  if (!type.shape() && value.producer() != nullptr && libonnxKnows(*value.producer(), *this)) {
     if (!onnx_inference_ran_) runOnnxShapeInference();
     auto inferred = onnx_inferred_.find(&value);
     if (inferred != onnx_inferred_.end()) type = merge(std::move(type), inferred->second);
@@ -566,7 +571,8 @@ Type squeezeRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOr
   const Shape& in = *input.shape();
   const ListOperand axes = listOperand(node, opset, 13, "axes", 1, shapes);
   Shape out;
-  if (!axes.given) {
+  // An empty list squeezes every dim of 1, as if none were given (ONNX Runtime's reading).
+  if (!axes.given || (axes.values && axes.values->empty())) {
     for (const Dim& dim : in) {
       if (!dim.isKnown()) return Type::tensor(elem);
       if (dim.value() != 1) out.push_back(dim);
@@ -989,7 +995,7 @@ ShapeOracle::Inferred ShapeOracle::inferFromInputs(const ir::Value& value) {
     return {Type::tensor(value.type().elemType()), false};
   }
   if (!producer->op().domain().empty() || hasSubgraphs(*producer)) return {Type(), false};
-  bool trusted = libonnxKnows(*producer);
+  bool trusted = libonnxKnows(*producer, *this);
   for (const ir::Value* input : producer->inputs()) {
     if (input && !inferred_.at(input).onnx_trusted) trusted = false;
   }
@@ -1186,6 +1192,36 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
   return Type();
 }
 
+namespace {
+// Drops from `inferred` what libonnx inferred from a size it gets wrong (libonnxKnows): the
+// outputs of such nodes, of every node reading one of those, and of a node whose subgraph holds
+// one. Returns whether `graph` held any such node. Nodes are in graph order, producers first.
+bool forgetInferredFromWrongSizes(const ir::Graph& graph, ShapeOracle& shapes,
+                                  absl::flat_hash_set<const ir::Value*>& wrong,
+                                  absl::flat_hash_map<const ir::Value*, ir::Type>& inferred) {
+  bool any = false;
+  for (const ir::Node& node : graph) {
+    bool from_wrong = node.op().domain().empty() && !libonnxKnows(node, shapes);
+    for (const ir::Value* input : node.inputs()) {
+      if (input != nullptr && wrong.contains(input)) from_wrong = true;
+    }
+    for (const ir::Attribute& attribute : node.attributes()) {
+      for (const auto& subgraph : attribute.graphs()) {
+        if (forgetInferredFromWrongSizes(*subgraph, shapes, wrong, inferred)) from_wrong = true;
+      }
+    }
+    if (!from_wrong) continue;
+    any = true;
+    for (const ir::Value* output : node.outputs()) {
+      if (output == nullptr) continue;
+      wrong.insert(output);
+      inferred.erase(output);
+    }
+  }
+  return any;
+}
+}  // namespace
+
 void ShapeOracle::runOnnxShapeInference() {
   onnx_inference_ran_ = true;
   onnx::ModelProto proto;
@@ -1264,6 +1300,8 @@ void ShapeOracle::runOnnxShapeInference() {
       }
     }
   }
+  absl::flat_hash_set<const ir::Value*> wrong;
+  forgetInferredFromWrongSizes(model_.graph(), *this, wrong, onnx_inferred_);
 }
 
 namespace {

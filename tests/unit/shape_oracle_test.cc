@@ -369,6 +369,49 @@ g (float[N,3,4] X, int64[2] dynamic) => (float[N,3,7] P, float[N,6,8] R, float[N
   EXPECT_EQ(inferredShape(*model, "Q"), shape({s("N"), k(3), Dim::unknown()}));
 }
 
+// ONNX Runtime squeezes every dim of 1 for an empty axes list, input or attribute; libonnx 1.12
+// squeezes none, so neither its answer nor what it infers from it downstream is taken.
+TEST(ShapeRulesTest, SqueezeWithEmptyAxesSqueezesEveryOne) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,3,1] X) => (float[?] Y) <int64[0] e = {}> {
+  q = Squeeze(X, e)
+  Y = Neg(q)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(inferredShape(*model, "Y"), shape({k(3)}));
+  ShapeOracle oracle(*model);
+  EXPECT_EQ(oracle.typeOf(*model->graph().findValue("Y")).shape(), shape({k(3)}));
+
+  auto attribute_form = parseModel(R"(
+<ir_version: 7, opset_import: ["" : 11]>
+g (float[1,3,1] X) => (float[?] Y) {
+  q = Squeeze<axes = [0]>(X)
+  Y = Neg(q)
+}
+)");
+  ASSERT_NE(attribute_form, nullptr);
+  attribute_form->graph().firstNode()->setAttr(ir::Attribute::makeInts("axes", {}));
+  EXPECT_EQ(inferredShape(*attribute_form, "Y"), shape({k(3)}));
+}
+
+// A pool with ceil_mode, where libonnx 1.12 keeps a window ONNX Runtime drops: what libonnx
+// infers downstream of it (the Relu) is not taken either.
+TEST(ShapeOracleTest, OnnxInferenceDownstreamOfASizeItGetsWrongIsNotTaken) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,1,5,5] X) => (float[?,?,?,?] Y) {
+  P = MaxPool<kernel_shape = [2, 2], strides = [2, 2], pads = [1, 1, 1, 1], ceil_mode = 1>(X)
+  Y = Relu(P)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ShapeOracle oracle(*model);
+  const std::optional<Shape>& y = oracle.typeOf(*model->graph().findValue("Y")).shape();
+  EXPECT_TRUE(!y || (y->size() == 4 && !(*y)[2].isKnown())) << "libonnx says 4, ONNX Runtime 3";
+}
+
 TEST(ShapeRulesTest, ResizeDeclinesWhereFloatAndExactArithmeticDisagree) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 19]>
