@@ -171,6 +171,32 @@ inline float roundToOddFloat(double value) {
   return odd;
 }
 
+// Whether every value stays finite once rounded to `elem_type` (isFusableElemType) as encode()
+// rounds it. A fused weight or bias that overflows (float16's 65504 is near) makes the fused
+// node's sums infinite, or NaN, where the unfused model scales or shifts a finite sum and stays
+// finite: W = 2e28 times s = 2e10 is inf in float, while (x * W) * s is 2e38 for an x of 0.5.
+inline bool roundsFinite(int32_t elem_type, absl::Span<const double> values) {
+  for (double v : values) {
+    if (!std::isfinite(v)) return false;
+    switch (elem_type) {
+      case onnx::TensorProto::DOUBLE:
+        break;
+      case onnx::TensorProto::FLOAT:
+        // At or past the midpoint between float's largest and 2^128 it rounds to infinity (and
+        // converting it is undefined behaviour in C++).
+        if (std::fabs(v) >= 0x1.ffffffp127) return false;
+        break;
+      case onnx::TensorProto::FLOAT16:
+        if (!std::isfinite(halfToFloat(floatToHalf(roundToOddFloat(v))))) return false;
+        break;
+      default:  // BFLOAT16
+        if (!std::isfinite(bfloat16ToFloat(floatToBfloat16(roundToOddFloat(v))))) return false;
+        break;
+    }
+  }
+  return true;
+}
+
 // `values`, each rounded once to `elem_type` (isFusableElemType), as a tensor of `dims`.
 inline onnx::TensorProto encode(int32_t elem_type, absl::Span<const int64_t> dims,
                                 absl::Span<const double> values) {

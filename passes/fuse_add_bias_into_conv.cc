@@ -48,14 +48,19 @@ class FoldAddIntoConvBias final : public RewritePattern {
                               fusable.rank(), " output only");
         });
       }
-      if (!rewriter.canReplaceAllUsesWith(*add.output(0), *conv->output(0))) {
-        return rewriter.notifyMatchFailure(add, "the Conv's output cannot take the place of the sum");
-      }
-      if (failed(rewriter.match(add, {conv}))) return failure();
       std::vector<double> bias = std::move(*per_channel);
       if (fusable.bias) {
         for (size_t c = 0; c < bias.size(); ++c) bias[c] += (*fusable.bias)[c];
       }
+      if (!conv_fusion::roundsFinite(fusable.elem_type, bias)) {
+        return rewriter.notifyMatchFailure(add, [&] {
+          return absl::StrCat("the summed bias overflows ", ir::elemTypeName(fusable.elem_type));
+        });
+      }
+      if (!rewriter.canReplaceAllUsesWith(*add.output(0), *conv->output(0))) {
+        return rewriter.notifyMatchFailure(add, "the Conv's output cannot take the place of the sum");
+      }
+      if (failed(rewriter.match(add, {conv}))) return failure();
       conv_fusion::rewriteConv(add, fusable, nullptr, &bias, rewriter);
       return success();
     }

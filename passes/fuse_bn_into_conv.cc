@@ -48,15 +48,21 @@ class FoldBatchNormIntoConv final : public RewritePattern {
         return rewriter.notifyMatchFailure(bn, absl::StrCat("channel ", c, " has a shift that is not finite"));
       }
     }
+    std::vector<double> weight = std::move(fusable.weight);
+    for (size_t e = 0; e < weight.size(); ++e) {
+      weight[e] *= affine.s[static_cast<size_t>(fusable.outputChannelOf(static_cast<int64_t>(e)))];
+    }
+    if (!conv_fusion::roundsFinite(fusable.elem_type, weight) ||
+        !conv_fusion::roundsFinite(fusable.elem_type, bias)) {
+      return rewriter.notifyMatchFailure(bn, [&] {
+        return absl::StrCat("a fused weight or bias overflows ", ir::elemTypeName(fusable.elem_type));
+      });
+    }
     if (!rewriter.canReplaceAllUsesWith(*bn.output(0), *conv->output(0))) {
       return rewriter.notifyMatchFailure(bn, "the Conv's output cannot take the place of Y");
     }
     if (failed(rewriter.match(bn, {conv}))) return failure();
 
-    std::vector<double> weight = std::move(fusable.weight);
-    for (size_t e = 0; e < weight.size(); ++e) {
-      weight[e] *= affine.s[static_cast<size_t>(fusable.outputChannelOf(static_cast<int64_t>(e)))];
-    }
     conv_fusion::rewriteConv(bn, fusable, &weight, &bias, rewriter);
     return success();
   }

@@ -111,16 +111,19 @@ class FoldBatchNormIntoGemm final : public RewritePattern {
         return rewriter.notifyMatchFailure(bn, absl::StrCat("column ", j, " has a shift that is not finite"));
       }
     }
-    if (!is_matmul && !rewriter.canReplaceAllUsesWith(*bn.output(0), *producer->output(0))) {
-      return rewriter.notifyMatchFailure(bn, "the Gemm's output cannot take the place of Y");
-    }
-    if (failed(rewriter.match(bn, {producer}))) return failure();
-
     std::vector<double>& scaled = *weight_values;
     for (size_t e = 0; e < scaled.size(); ++e) {
       const int64_t column = trans_b != 0 ? static_cast<int64_t>(e) / k : static_cast<int64_t>(e) % m;
       scaled[e] *= affine.s[static_cast<size_t>(column)];
     }
+    if (!conv_fusion::roundsFinite(w.elemType(), scaled) || !conv_fusion::roundsFinite(w.elemType(), bias)) {
+      return decline(absl::StrCat("a fused weight or bias overflows ", ir::elemTypeName(w.elemType())));
+    }
+    if (!is_matmul && !rewriter.canReplaceAllUsesWith(*bn.output(0), *producer->output(0))) {
+      return rewriter.notifyMatchFailure(bn, "the Gemm's output cannot take the place of Y");
+    }
+    if (failed(rewriter.match(bn, {producer}))) return failure();
+
     ir::Value* new_b = rewriter.createInitializer(absl::StrCat(b->name(), "_fused"),
                                                   conv_fusion::encode(w.elemType(), w.dims(), scaled));
     const int64_t bias_dims[] = {m};

@@ -48,10 +48,6 @@ class FoldMulIntoConvWeight final : public RewritePattern {
                               fusable.rank(), " output only");
         });
       }
-      if (!rewriter.canReplaceAllUsesWith(*mul.output(0), *conv->output(0))) {
-        return rewriter.notifyMatchFailure(mul, "the Conv's output cannot take the place of the product");
-      }
-      if (failed(rewriter.match(mul, {conv}))) return failure();
       std::vector<double> weight = std::move(fusable.weight);
       for (size_t e = 0; e < weight.size(); ++e) {
         weight[e] *= (*scale)[static_cast<size_t>(fusable.outputChannelOf(static_cast<int64_t>(e)))];
@@ -60,6 +56,16 @@ class FoldMulIntoConvWeight final : public RewritePattern {
       if (bias) {
         for (size_t c = 0; c < bias->size(); ++c) (*bias)[c] *= (*scale)[c];
       }
+      if (!conv_fusion::roundsFinite(fusable.elem_type, weight) ||
+          (bias && !conv_fusion::roundsFinite(fusable.elem_type, *bias))) {
+        return rewriter.notifyMatchFailure(mul, [&] {
+          return absl::StrCat("a scaled weight or bias overflows ", ir::elemTypeName(fusable.elem_type));
+        });
+      }
+      if (!rewriter.canReplaceAllUsesWith(*mul.output(0), *conv->output(0))) {
+        return rewriter.notifyMatchFailure(mul, "the Conv's output cannot take the place of the product");
+      }
+      if (failed(rewriter.match(mul, {conv}))) return failure();
       conv_fusion::rewriteConv(mul, fusable, &weight, bias ? &*bias : nullptr, rewriter);
       return success();
     }
