@@ -1,9 +1,10 @@
-// fuse-consecutive-reshapes: Reshape(Reshape(X, S1), S2) is Reshape(X, S2) when no entry of S2
-// reads the intermediate shape: a 0 entry copies the intermediate's dim unless allowzero = 1
-// (opset 14 on), so every entry must be a known size other than 0 (-1 included: it reads only
-// the element count, which both share) or allowzero be 1. A symbolic entry may be 0 at run time,
-// so it needs allowzero too. The outer Reshape then reads X; the inner one stays for its other
-// readers. From opset 5 (the target was an attribute before). See
+// fuse-consecutive-reshapes: Reshape(V(X), S2) is Reshape(X, S2), where V is a Reshape, Flatten,
+// Squeeze or Unsqueeze (each keeps X's elements in their order, in another shape), when no entry
+// of S2 reads the intermediate shape: a 0 entry copies the intermediate's dim unless
+// allowzero = 1 (opset 14 on), so every entry must be a known size other than 0 (-1 included: it
+// reads only the element count, which both share) or allowzero be 1. A symbolic entry may be 0
+// at run time, so it needs allowzero too. The outer Reshape then reads X; the inner node stays
+// for its other readers. From opset 5 (the target was an attribute before). See
 // docs/passes/fuse-consecutive-reshapes.md.
 
 #include <cstdint>
@@ -20,12 +21,21 @@
 namespace onnxopt {
 namespace {
 
-class ReadAroundInnerReshape final : public RewritePattern {
+// The node computing `value` when it is one whose output holds its data input's elements in the
+// same order, only in another shape (in every version of these operators).
+const ir::Node* viewProducerOf(const ir::Value* value) {
+  for (const absl::string_view op_type : {"Reshape", "Flatten", "Squeeze", "Unsqueeze"}) {
+    if (const ir::Node* producer = producerOf(value, op_type)) return producer;
+  }
+  return nullptr;
+}
+
+class ReadAroundInnerView final : public RewritePattern {
  public:
-  ReadAroundInnerReshape() : RewritePattern("read-around-inner-reshape", {"Reshape", 5}) {}
+  ReadAroundInnerView() : RewritePattern("read-around-inner-view", {"Reshape", 5}) {}
 
   LogicalResult matchAndRewrite(const ir::Node& outer, PatternRewriter& rewriter) const override {
-    const ir::Node* inner = producerOf(outer.input(0), "Reshape");
+    const ir::Node* inner = viewProducerOf(outer.input(0));
     if (inner == nullptr || inner->input(0) == nullptr || outer.input(1) == nullptr) {
       return failure();
     }
@@ -62,7 +72,7 @@ class FuseConsecutiveReshapes final : public PatternPass {
 
  private:
   void populatePatterns(RewritePatternSet& patterns) const override {
-    patterns.add<ReadAroundInnerReshape>();
+    patterns.add<ReadAroundInnerView>();
   }
 };
 

@@ -790,9 +790,10 @@ class Graph:
         return cur
 
     def motif_reshape(self, cur):
-        """Reshapes that change nothing (0, -1, Shape(x), allowzero), Reshape -> Reshape (fuses
-        unless the outer target has a 0 that copies the intermediate's dim), and Flattens (a
-        no-op on 2-D with axis 1, folding a dim of 1; axis 0 is no no-op)."""
+        """Reshapes that change nothing (0, -1, Shape(x), allowzero), Reshape of a Reshape,
+        Flatten, Unsqueeze or Squeeze (fuses unless the outer target has a 0 that copies the
+        intermediate's dim), and Flattens (a no-op on 2-D with axis 1, folding a dim of 1; axis 0
+        is no no-op)."""
         m, k = self.shape[cur]
         self.motifs.append('reshape')
         elem = self.elem_of[cur]
@@ -805,10 +806,20 @@ class Graph:
             return self.reshape(cur, target, [m, k], **attrs)
         if form == 'chain':
             flat = self.fresh_symbol() if not isinstance(m, int) else m * k
-            inner_target = self.pick([[-1], [-1, 1], [1, -1], [0, 1, -1]] + ([[m, 1, k]] if isinstance(m, int) else []))
-            inner_shape = {1: [flat], 2: [flat, 1] if inner_target == [-1, 1] else [1, flat],
-                           3: [m, 1, k]}[len(inner_target)]
-            inner = self.reshape(cur, inner_target, inner_shape)
+            # The inner view: a Reshape, or a Flatten, Unsqueeze or Squeeze(Unsqueeze), which
+            # keep the elements in order just as well.
+            view = self.pick(['Reshape', 'Reshape', 'Flatten', 'Unsqueeze', 'Squeeze'])
+            if view == 'Flatten' and (self.is_float or self.opset >= 9):
+                inner, inner_shape = self.op('Flatten', [cur], [1, flat], elem, axis=0), [1, flat]
+            elif view == 'Unsqueeze':
+                inner, inner_shape = self.unsqueeze(cur, [1]), [m, 1, k]
+            elif view == 'Squeeze':
+                inner, inner_shape = self.squeeze(self.unsqueeze(cur, [0, 2]), [0]), [m, 1, k]
+            else:
+                inner_target = self.pick([[-1], [-1, 1], [1, -1], [0, 1, -1]] + ([[m, 1, k]] if isinstance(m, int) else []))
+                inner_shape = {1: [flat], 2: [flat, 1] if inner_target == [-1, 1] else [1, flat],
+                               3: [m, 1, k]}[len(inner_target)]
+                inner = self.reshape(cur, inner_target, inner_shape)
             self.maybe_share(inner, 0.1)
             # The outer target: known entries (fuses), or a 0 copying the intermediate's dim 0,
             # which differs from cur's when the inner Reshape moved it (must not fuse).
