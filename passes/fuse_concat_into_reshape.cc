@@ -3,7 +3,10 @@
 // through Shape (whole, or its start/end range), Gather(Shape(t), i) or
 // Unsqueeze(Gather(Shape(t), i)) that is known from the model's inputs (never from a
 // declaration of an intermediate value), or, with allowzero = 0, a dim of x itself at the same
-// position, which becomes 0 ("copy the input's dim"). See docs/passes/fuse-concat-into-reshape.md.
+// position, which becomes 0 ("copy the input's dim"). One entry that is not known (a dim not
+// known, or a one-element part computed at run time) becomes -1 when every other entry is a
+// known size above 0: the Reshape then infers exactly the number the Concat computes. See
+// docs/passes/fuse-concat-into-reshape.md.
 
 #include <algorithm>
 #include <cstdint>
@@ -24,11 +27,19 @@
 namespace onnxopt {
 namespace {
 
-// One entry of the target shape: a number, or dim `axis` (maybe negative) of `source`.
+// One entry of the target shape: a number, dim `axis` (maybe negative) of `source`, or the one
+// element of a part computed at run time.
 struct Entry {
   const ir::Value* source = nullptr;
   int64_t value = 0;  // the number, or the axis
+  bool computed = false;
 };
+
+// Whether `part` is known, from the model's inputs, to hold one element.
+bool holdsOneElement(const ir::Value& part, PatternRewriter& rewriter) {
+  const std::optional<ir::Shape>& dims = rewriter.shapes().inferredTypeOf(part).shape();
+  return dims && dims->size() == 1 && (*dims)[0].isKnown() && (*dims)[0].value() == 1;
+}
 
 // The entries a Concat input gives, or nullopt when it is none of the forms above (reason in
 // `why`). An error for a malformed node on the way.
@@ -146,32 +157,59 @@ class FoldConcatShapeIntoReshape final : public RewritePattern {
       absl::StatusOr<std::optional<std::vector<Entry>>> part_entries = entriesOf(*part, rewriter, &why);
       if (!part_entries.ok()) return rewriter.emitError(reshape, part_entries.status());
       if (!*part_entries) {
-        return rewriter.notifyMatchFailure(reshape, [&] { return absl::StrCat("Concat input '", part->name(), "' is ", why); });
+        if (!holdsOneElement(*part, rewriter)) {
+          return rewriter.notifyMatchFailure(reshape, [&] {
+            return absl::StrCat("Concat input '", part->name(), "' is ", why,
+                                ", and not known to hold one element");
+          });
+        }
+        *part_entries = std::vector<Entry>{{part, 0, /*computed=*/true}};
       }
       entries.insert(entries.end(), (*part_entries)->begin(), (*part_entries)->end());
     }
 
+    // The target, with -1 at each entry whose number is not known.
     std::vector<int64_t> target;
+    std::optional<size_t> not_known;  // the first such entry
     for (size_t position = 0; position < entries.size(); ++position) {
       const Entry& entry = entries[position];
       if (entry.source == nullptr) {
         target.push_back(entry.value);
         continue;
       }
-      const std::optional<ir::Shape>& dims = rewriter.shapes().inferredTypeOf(*entry.source).shape();
-      const auto rank = dims ? static_cast<int64_t>(dims->size()) : int64_t{0};
-      const int64_t axis_of_dim = entry.value < 0 && dims ? entry.value + rank : entry.value;
-      if (dims && axis_of_dim >= 0 && axis_of_dim < rank && (*dims)[axis_of_dim].isKnown()) {
-        target.push_back((*dims)[axis_of_dim].value());
-      } else if (entry.source == data && axis_of_dim == static_cast<int64_t>(position) && *allow_zero == 0) {
-        target.push_back(0);
-      } else {
-        return rewriter.notifyMatchFailure(reshape, [&] {
-          return absl::StrCat("entry ", position, " is dim ", entry.value, " of '", entry.source->name(),
-                              "', not known", *allow_zero == 0 ? " nor the input's dim at that position" : "",
-                              *allow_zero != 0 ? " (allowzero = 1: 0 cannot copy it)" : "");
-        });
+      if (!entry.computed) {
+        const std::optional<ir::Shape>& dims = rewriter.shapes().inferredTypeOf(*entry.source).shape();
+        const auto rank = dims ? static_cast<int64_t>(dims->size()) : int64_t{0};
+        const int64_t axis_of_dim = entry.value < 0 && dims ? entry.value + rank : entry.value;
+        if (dims && axis_of_dim >= 0 && axis_of_dim < rank && (*dims)[axis_of_dim].isKnown()) {
+          target.push_back((*dims)[axis_of_dim].value());
+          continue;
+        }
+        if (entry.source == data && axis_of_dim == static_cast<int64_t>(position) && *allow_zero == 0) {
+          target.push_back(0);
+          continue;
+        }
       }
+      target.push_back(-1);
+      if (!not_known) not_known = position;
+    }
+    // -1 infers the entry from the element count: exactly the Concat's number when it is the only
+    // -1 and every other entry is a size above 0 (a 0 copy may be 0 at run time, and ONNX Runtime
+    // refuses to infer a -1 next to a 0).
+    const bool infers_exactly =
+        std::count(target.begin(), target.end(), -1) == 1 &&
+        std::all_of(target.begin(), target.end(), [](int64_t v) { return v > 0 || v == -1; });
+    if (not_known && !infers_exactly) {
+      const Entry& entry = entries[*not_known];
+      return rewriter.notifyMatchFailure(reshape, [&] {
+        const std::string what =
+            entry.computed ? absl::StrCat("computed by '", entry.source->name(), "'")
+                           : absl::StrCat("dim ", entry.value, " of '", entry.source->name(),
+                                          "', not known",
+                                          *allow_zero == 0 ? " nor the input's dim at that position" : "");
+        return absl::StrCat("entry ", *not_known, " is ", what,
+                            ", and a -1 there needs every other entry a known size above 0");
+      });
     }
     if (failed(rewriter.match(reshape))) return failure();
     ir::Value* shape = rewriter.createInitializer(absl::StrCat(reshape.input(1)->name(), "_folded"),

@@ -318,7 +318,12 @@ class Graph:
         parts = []
         for d in target:
             if d in like_shape and (isinstance(d, str) or self.chance(0.5)):
-                parts.append(self.dim_of(shape, like, like_shape.index(d)))
+                part = self.dim_of(shape, like, like_shape.index(d))
+                if self.opset >= 7 and self.chance(0.25):
+                    # Computed at run time (fuse-concat-into-reshape may make one such entry -1).
+                    one = self.constant([1], np.array([1], dtype=np.int64), TensorProto.INT64)
+                    part = self.node('Mul', [part, one], [1], elem=TensorProto.INT64)
+                parts.append(part)
             else:
                 if isinstance(d, str):
                     return None
