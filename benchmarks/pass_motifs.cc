@@ -41,6 +41,17 @@ motif (float[N,8] X) => (float[N,8] Y) <int64[2] s = {1, 8}> {
   e = Expand(X, s)
   Y = Relu(e)
 })"},
+      {"eliminate-zero-rnn-initial-state", R"(<ir_version: 8, opset_import: ["" : 13]>
+motif (float[N,8] X, float[1,24,8] W, float[1,24,8] R) => (float[N,8] Y)
+<int64[1] A = {0}, int64[1] one = {1}, int64[1] hidden = {8}, int64[2] steps = {0, 1}> {
+  x = Unsqueeze(X, A)
+  s = Shape(X)
+  n = Gather(s, A)
+  c = Concat<axis = 0>(one, n, hidden)
+  h0 = ConstantOfShape(c)
+  o, oh = GRU<hidden_size = 8>(x, W, R, , , h0)
+  Y = Squeeze(o, steps)
+})"},
       {"eliminate-nop-concat", R"(<ir_version: 8, opset_import: ["" : 13]>
 motif (float[N,8] X) => (float[N,8] Y) {
   c = Concat<axis = 1>(X)

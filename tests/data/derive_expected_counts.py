@@ -17,7 +17,9 @@ does not model -O1 any more: the entries whose histogram folding changed carry "
 and were measured with onnx-opt -O1 (outputs equal under ONNX Runtime,
 equivalence.test_models_O1). Likewise "note_catalogue" marks the entries measured once -O1
 ran the standard catalogue (eliminate-identity, eliminate-common-subexpressions, the nop
-eliminations). Do not rerun this script to rewrite them until `reference_o1` models those too.
+eliminations), and "note_reshape_rnn" those measured once fuse-concat-into-reshape wrote -1 for
+an entry not known and eliminate-zero-rnn-initial-state dropped zero RNN states. Do not rerun
+this script to rewrite them until `reference_o1` models those too.
 
     /usr/bin/python3 tests/data/derive_expected_counts.py
     /usr/bin/python3 tests/data/derive_expected_counts.py --write-optimized /tmp/o1

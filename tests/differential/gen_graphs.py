@@ -1051,7 +1051,7 @@ class Graph:
         b, c = self.pick([1, 'N', 2]), self.rng.randint(1, 3)
         h, w = self.rng.randint(3, 5), self.rng.randint(3, 5)
         x = self.graph_input([b, c, h, w])
-        pool = self.chance(0.3)  # a pool after a Pad, or a Conv
+        pool = self.chance(0.4)  # a pool after a Pad, or a Conv
         if pool or self.chance(0.4):
             p = [self.rng.randint(0, 1) for _ in range(4)]
             near = self.pick([None, None, None, 'value', 'mode', 'batch'])
@@ -1277,6 +1277,60 @@ class Graph:
             mul(clipped, self.full([], 1.0 / 6.0))
         return mul(x, scaled) if self.chance(0.6) else scaled
 
+    def motif_rnn(self, cur):
+        """An RNN, GRU or LSTM over cur as one time step, its initial state built as exporters do:
+        ConstantOfShape(0) of [1, batch, hidden] from Shape(cur), a constant of zeros, or one
+        layer's slice of a [2, batch, hidden] zeros; near misses: -0.0, ones, a graph input."""
+        if self.elem_name != 'float' or not 9 <= self.opset <= 21:
+            return cur  # ONNX Runtime's RNN kernels are float; ConstantOfShape is from opset 9
+        self.motifs.append('rnn')
+        m, k = self.shape[cur]
+        op = self.pick(['RNN', 'GRU', 'LSTM'])
+        hidden = self.rng.randint(1, 3)
+        gates = {'RNN': 1, 'GRU': 3, 'LSTM': 4}[op]
+        step = self.unsqueeze(cur, [0])
+        w = self.weights([1, gates * hidden, k])
+        r = self.weights([1, gates * hidden, hidden])
+
+        def state():
+            form = self.pick(['shape', 'shape', 'constant', 'layers', 'near'])
+            if form == 'constant' and isinstance(m, int):
+                return self.full([1, m, hidden], 0.0)
+            if form == 'near':
+                near = self.pick(['negative_zero', 'ones', 'input'])
+                if near == 'input':
+                    return self.graph_input([1, m, hidden])
+                value = -0.0 if near == 'negative_zero' else 1.0
+                if isinstance(m, int) and self.chance(0.5):
+                    return self.full([1, m, hidden], value)
+                form, fill = 'shape', value
+            else:
+                fill = 0.0
+            layers = 2 if form == 'layers' else 1
+            dims = self.node('Shape', [cur], [2], elem=TensorProto.INT64)
+            batch = self.node('Gather', [dims, self.ints([0])], [1], {'axis': 0}, elem=TensorProto.INT64)
+            target = self.node('Concat', [self.ints([layers]), batch, self.ints([hidden])], [3],
+                               {'axis': 0}, elem=TensorProto.INT64)
+            value = {} if fill == 0.0 and self.chance(0.3) else \
+                {'value': helper.make_tensor('value', TensorProto.FLOAT, [1], [fill])}
+            zeros = self.node('ConstantOfShape', [target], [layers, m, hidden], value)
+            if layers == 1:
+                return zeros
+            start = self.rng.randint(0, 1)
+            if self.opset < 10:  # Slice-1 takes its bounds as attributes
+                return self.node('Slice', [zeros], [1, m, hidden],
+                                 {'starts': [start], 'ends': [start + 1], 'axes': [0]})
+            return self.node('Slice', [zeros, self.ints([start]), self.ints([start + 1]), self.ints([0])],
+                             [1, m, hidden])
+
+        states = [state()] + ([state()] if op == 'LSTM' else [])
+        outputs = self.multi(op, [step, w, r, '', ''] + states,
+                             [[1, 1, m, hidden]] + [[1, m, hidden]] * len(states),
+                             [self.elem] * (1 + len(states)), hidden_size=hidden)
+        if self.chance(0.3):
+            self.mark_output(outputs[0])
+        return self.squeeze(outputs[1], [0])
+
     def plain_motifs(self):
         return [getattr(self, f'motif_{name}') for name in FAMILIES]
 
@@ -1347,11 +1401,11 @@ def reduce_axes_as_inputs(model):
 FAMILIES = ['transpose_gemm', 'expand', 'matmul_add', 'fold', 'identity', 'cast', 'transpose',
             'reshape', 'squeeze', 'pad_slice', 'concat_split', 'nop_arith', 'idempotent',
             'where_log_softmax', 'conv', 'gemm_bn', 'if_constant', 'cse', 'layer_norm', 'rms_norm',
-            'gelu', 'hard']
+            'gelu', 'hard', 'rnn']
 BODY_FAMILIES = ['if', 'loop']  # a body running one of FAMILIES (or, one level down, these)
 PREFERRED_OPSETS = {'layer_norm': range(17, 24), 'rms_norm': [23], 'gelu': range(20, 24),
-                    'hard': range(14, 24), 'squeeze': range(7, 24)}
-FLOAT_ONLY = {'conv', 'hard', 'transpose_gemm'}
+                    'hard': range(14, 24), 'squeeze': range(7, 24), 'rnn': range(9, 22)}
+FLOAT_ONLY = {'conv', 'hard', 'transpose_gemm', 'rnn'}
 
 
 def generate(seed, index):
