@@ -211,7 +211,9 @@ std::vector<Value*> Graph::initializers() const {
 Value* Graph::addInitializer(std::string name, std::shared_ptr<Tensor> tensor) {
   Value* value = newValue(std::move(name));
   value->initializer_ = std::move(tensor);
-  compactInitializers();
+  // A fold removes one initializer and adds another, node after node: compacting on every add
+  // would walk the whole list each time. Once half the slots are empty it pays for itself.
+  if (2 * removed_initializers_ > initializers_.size()) compactInitializers();
   value->initializer_slot_ = static_cast<uint32_t>(initializers_.size());
   initializers_.push_back(value);
   return value;
