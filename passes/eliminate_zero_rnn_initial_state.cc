@@ -4,13 +4,13 @@
 // state of zeros and computes exactly as with the given one. Exporters build that state as
 // ConstantOfShape(0) of [num_directions, batch, hidden] from Shape(X) when the batch is dynamic
 // (a stack of layers slices each layer's state out of one such tensor), or as a constant of
-// zeros: the whole shape computation goes with it. -0.0 is not +0.0 (a
-// product with it may flip a zero's sign), so such a state stays. The bias and LSTM's peepholes
-// stay too: their absence skips an addition ONNX Runtime makes when they are given, and x + 0.0
-// is not x for x = -0.0. See docs/passes/eliminate-zero-rnn-initial-state.md.
+// zeros: the whole shape computation goes with it. -0.0 is not +0.0 (a product with it may flip
+// a zero's sign), so such a state stays. The bias and LSTM's peepholes stay too: their absence
+// skips an addition ONNX Runtime makes when they are given, and x + 0.0 is not x for x = -0.0.
+// See docs/passes/eliminate-zero-rnn-initial-state.md.
 
 #include <algorithm>
-#include <cstdint>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
