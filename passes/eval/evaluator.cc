@@ -181,6 +181,19 @@ TensorProto toProto(const EvalTensor& tensor) {
   return proto;
 }
 
+absl::StatusOr<const EvalTensor*> KernelContext::requiredInput(size_t i) const {
+  const EvalTensor* tensor = input(i);
+  if (tensor == nullptr) return invalid(absl::StrCat("input ", i, " is missing"));
+  return tensor;
+}
+
+Outputs singleOutput(absl::StatusOr<EvalTensor> output) {
+  if (!output.ok()) return output.status();
+  std::vector<EvalTensor> outputs;
+  outputs.push_back(*std::move(output));
+  return outputs;
+}
+
 absl::StatusOr<int64_t> KernelContext::outputElements(int32_t elem_type,
                                                       absl::Span<const int64_t> dims) const {
   // Strings are judged by their std::string objects, the least they take.

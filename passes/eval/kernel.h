@@ -70,6 +70,8 @@ class KernelContext {
   size_t numInputs() const { return inputs_.size(); }
   // Null when the input is omitted (or beyond the node's inputs).
   const EvalTensor* input(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  // Input `i`; InvalidArgument naming it when it is omitted.
+  absl::StatusOr<const EvalTensor*> requiredInput(size_t i) const;
   const EvalLimits& limits() const { return limits_; }
 
   // A zero-filled tensor of `elem_type` and `dims`; ResourceExhausted when it would exceed
@@ -91,7 +93,12 @@ class KernelContext {
   const EvalLimits& limits_;
 };
 
-using KernelFn = absl::StatusOr<std::vector<EvalTensor>> (*)(const KernelContext&);
+// What a kernel returns: its outputs, or why it does not fold.
+using Outputs = absl::StatusOr<std::vector<EvalTensor>>;
+using KernelFn = Outputs (*)(const KernelContext&);
+
+// The outputs of a kernel with one output.
+Outputs singleOutput(absl::StatusOr<EvalTensor> output);
 
 // One kernel: the op (default domain) and the range of operator versions (since_version values)
 // it implements, both ends included.

@@ -25,7 +25,6 @@ namespace onnxopt::eval {
 namespace {
 
 using onnx::TensorProto;
-using Outputs = absl::StatusOr<std::vector<EvalTensor>>;
 
 // The first reason an element could not be computed exactly; a kernel reports it after its loop.
 class ElementError {
@@ -78,12 +77,6 @@ absl::Status checkType(const KernelContext& ctx, absl::string_view param, int32_
   return checkElemType(ctx, param, elem_type, typesAfterLibonnx);
 }
 
-absl::StatusOr<const EvalTensor*> requiredInput(const KernelContext& ctx, size_t index) {
-  const EvalTensor* input = ctx.input(index);
-  if (input == nullptr) return ctx.invalid(absl::StrCat("input ", index, " is missing"));
-  return input;
-}
-
 absl::Status checkSameType(const KernelContext& ctx, const EvalTensor& a, const EvalTensor& b) {
   if (a.elem_type == b.elem_type) return absl::OkStatus();
   return ctx.invalid(absl::StrCat("operands of different element types (",
@@ -133,9 +126,9 @@ absl::Status legacyOperandDims(const KernelContext& ctx, Operands& operands) {
 }
 
 absl::StatusOr<Operands> binaryOperands(const KernelContext& ctx) {
-  const absl::StatusOr<const EvalTensor*> a = requiredInput(ctx, 0);
+  const absl::StatusOr<const EvalTensor*> a = ctx.requiredInput(0);
   if (!a.ok()) return a.status();
-  const absl::StatusOr<const EvalTensor*> b = requiredInput(ctx, 1);
+  const absl::StatusOr<const EvalTensor*> b = ctx.requiredInput(1);
   if (!b.ok()) return b.status();
   Operands operands{*a, *b, (*a)->dims, (*b)->dims};
   if (ctx.sinceVersion() < 7) {
@@ -181,13 +174,6 @@ absl::StatusOr<EvalTensor> mapUnary(const KernelContext& ctx, const EvalTensor& 
   for (int64_t i = 0; i < count; ++i) o[i] = f(in[i], error);
   if (absl::Status status = error.status(ctx); !status.ok()) return status;
   return out;
-}
-
-Outputs single(absl::StatusOr<EvalTensor> out) {
-  if (!out.ok()) return out.status();
-  std::vector<EvalTensor> outputs;
-  outputs.push_back(*std::move(out));
-  return outputs;
 }
 
 template <typename T>
@@ -256,7 +242,7 @@ Outputs arithmeticKernel(const KernelContext& ctx) {
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  return single(std::move(out));
+  return singleOutput(std::move(out));
 }
 
 // ---- Mod ----
@@ -325,7 +311,7 @@ Outputs modKernel(const KernelContext& ctx) {
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  return single(std::move(out));
+  return singleOutput(std::move(out));
 }
 
 // ---- Pow ----
@@ -376,7 +362,7 @@ Outputs powKernel(const KernelContext& ctx) {
         });
       });
   if (!status.ok()) return status;
-  return single(std::move(out));
+  return singleOutput(std::move(out));
 }
 
 // ---- Min, Max ----
@@ -408,7 +394,7 @@ Outputs minMaxKernel(const KernelContext& ctx) {
   if (ctx.numInputs() == 0) return ctx.invalid("no inputs");
   std::vector<const EvalTensor*> inputs;
   for (size_t i = 0; i < ctx.numInputs(); ++i) {
-    const absl::StatusOr<const EvalTensor*> input = requiredInput(ctx, i);
+    const absl::StatusOr<const EvalTensor*> input = ctx.requiredInput(i);
     if (!input.ok()) return input.status();
     inputs.push_back(*input);
     const EvalTensor& first = *inputs.front();
@@ -433,7 +419,7 @@ Outputs minMaxKernel(const KernelContext& ctx) {
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  return single(std::move(result));
+  return singleOutput(std::move(result));
 }
 
 // ---- unary operators ----
@@ -557,7 +543,7 @@ constexpr bool takesIntegers(Unary op) {
 
 template <Unary kOp>
 Outputs unaryKernel(const KernelContext& ctx) {
-  const absl::StatusOr<const EvalTensor*> x = requiredInput(ctx, 0);
+  const absl::StatusOr<const EvalTensor*> x = ctx.requiredInput(0);
   if (!x.ok()) return x.status();
   const int32_t type = (*x)->elem_type;
   if (absl::Status status = checkType(ctx, "T", type); !status.ok()) return status;
@@ -576,11 +562,11 @@ Outputs unaryKernel(const KernelContext& ctx) {
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  return single(std::move(out));
+  return singleOutput(std::move(out));
 }
 
 Outputs isNaNKernel(const KernelContext& ctx) {
-  const absl::StatusOr<const EvalTensor*> x = requiredInput(ctx, 0);
+  const absl::StatusOr<const EvalTensor*> x = ctx.requiredInput(0);
   if (!x.ok()) return x.status();
   const int32_t type = (*x)->elem_type;
   if (absl::Status status = checkType(ctx, "T1", type); !status.ok()) return status;
@@ -592,7 +578,7 @@ Outputs isNaNKernel(const KernelContext& ctx) {
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  return single(std::move(out));
+  return singleOutput(std::move(out));
 }
 
 // ---- Clip ----
@@ -639,7 +625,7 @@ absl::StatusOr<ClipBounds<T>> clipBounds(const KernelContext& ctx) {
 }
 
 Outputs clipKernel(const KernelContext& ctx) {
-  const absl::StatusOr<const EvalTensor*> x = requiredInput(ctx, 0);
+  const absl::StatusOr<const EvalTensor*> x = ctx.requiredInput(0);
   if (!x.ok()) return x.status();
   const int32_t type = (*x)->elem_type;
   if (absl::Status status = checkType(ctx, "T", type); !status.ok()) return status;
@@ -660,7 +646,7 @@ Outputs clipKernel(const KernelContext& ctx) {
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  return single(std::move(out));
+  return singleOutput(std::move(out));
 }
 
 // ---- comparisons and logic ----
@@ -714,7 +700,7 @@ Outputs compareKernel(const KernelContext& ctx) {
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  return single(std::move(out));
+  return singleOutput(std::move(out));
 }
 
 enum class Logic { kAnd, kOr };
@@ -725,16 +711,16 @@ Outputs logicKernel(const KernelContext& ctx) {
   if (!in.ok()) return in.status();
   if (absl::Status status = checkSameType(ctx, *in->a, *in->b); !status.ok()) return status;
   if (absl::Status status = checkType(ctx, "T", in->a->elem_type); !status.ok()) return status;
-  return single(mapBinary<bool, bool, bool>(
+  return singleOutput(mapBinary<bool, bool, bool>(
       ctx, *in, TensorProto::BOOL,
       [](bool x, bool y, ElementError&) { return kOp == Logic::kAnd ? (x && y) : (x || y); }));
 }
 
 Outputs notKernel(const KernelContext& ctx) {
-  const absl::StatusOr<const EvalTensor*> x = requiredInput(ctx, 0);
+  const absl::StatusOr<const EvalTensor*> x = ctx.requiredInput(0);
   if (!x.ok()) return x.status();
   if (absl::Status status = checkType(ctx, "T", (*x)->elem_type); !status.ok()) return status;
-  return single(
+  return singleOutput(
       mapUnary<bool, bool>(ctx, **x, TensorProto::BOOL, [](bool v, ElementError&) { return !v; }));
 }
 

@@ -25,18 +25,11 @@ namespace onnxopt::eval {
 namespace {
 
 using onnx::TensorProto;
-using Outputs = absl::StatusOr<std::vector<EvalTensor>>;
 
 constexpr int64_t kNoWrap = std::numeric_limits<int64_t>::max();
 
 std::string dimsText(absl::Span<const int64_t> dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
-}
-
-absl::StatusOr<const EvalTensor*> requiredInput(const KernelContext& ctx, size_t i) {
-  const EvalTensor* input = ctx.input(i);
-  if (input == nullptr) return ctx.invalid(absl::StrCat("input ", i, " is missing"));
-  return input;
 }
 
 // The element types the node's schema allows for `param`; types are checked only where libonnx
@@ -173,13 +166,6 @@ absl::StatusOr<EvalTensor> withDims(const KernelContext& ctx, const EvalTensor& 
   return out;
 }
 
-Outputs single(absl::StatusOr<EvalTensor> tensor) {
-  if (!tensor.ok()) return tensor.status();
-  std::vector<EvalTensor> outputs;
-  outputs.push_back(*std::move(tensor));
-  return outputs;
-}
-
 // A list of axes (attribute or input) normalized against `rank`; duplicates are invalid.
 absl::StatusOr<std::vector<int64_t>> normalizeAxes(const KernelContext& ctx,
                                                    absl::Span<const int64_t> axes, int64_t rank,
@@ -212,13 +198,13 @@ absl::StatusOr<std::vector<int64_t>> read1D(const KernelContext& ctx, const Eval
 // ---- Identity, Shape, Size ----
 
 Outputs identityKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
-  return single(withDims(ctx, **in, (*in)->dims));
+  return singleOutput(withDims(ctx, **in, (*in)->dims));
 }
 
 Outputs shapeKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
   const int64_t rank = static_cast<int64_t>((*in)->dims.size());
   int64_t start = 0;
@@ -240,16 +226,16 @@ Outputs shapeKernel(const KernelContext& ctx) {
   absl::StatusOr<EvalTensor> out = ctx.allocate(TensorProto::INT64, {count});
   if (!out.ok()) return out.status();
   for (int64_t i = 0; i < count; ++i) out->mutableData<int64_t>()[i] = (*in)->dims[start + i];
-  return single(std::move(out));
+  return singleOutput(std::move(out));
 }
 
 Outputs sizeKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
   absl::StatusOr<EvalTensor> out = ctx.allocate(TensorProto::INT64, {});
   if (!out.ok()) return out.status();
   *out->mutableData<int64_t>() = (*in)->numElements();
-  return single(std::move(out));
+  return singleOutput(std::move(out));
 }
 
 // ---- Cast, CastLike ----
@@ -357,7 +343,7 @@ absl::StatusOr<EvalTensor> castTensor(const KernelContext& ctx, const EvalTensor
 }
 
 Outputs castKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
   absl::StatusOr<std::optional<int64_t>> to = getInt(ctx.node(), "to");
   if (!to.ok()) return to.status();
@@ -366,23 +352,23 @@ Outputs castKernel(const KernelContext& ctx) {
   if (absl::Status status = checkElemType(ctx, "T2", static_cast<int32_t>(**to)); !status.ok()) {
     return status;
   }
-  return single(castTensor(ctx, **in, static_cast<int32_t>(**to)));
+  return singleOutput(castTensor(ctx, **in, static_cast<int32_t>(**to)));
 }
 
 Outputs castLikeKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
-  absl::StatusOr<const EvalTensor*> like = requiredInput(ctx, 1);
+  absl::StatusOr<const EvalTensor*> like = ctx.requiredInput(1);
   if (!like.ok()) return like.status();
-  return single(castTensor(ctx, **in, (*like)->elem_type));
+  return singleOutput(castTensor(ctx, **in, (*like)->elem_type));
 }
 
 // ---- Reshape, Flatten, Squeeze, Unsqueeze ----
 
 Outputs reshapeKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
-  absl::StatusOr<const EvalTensor*> shape_input = requiredInput(ctx, 1);
+  absl::StatusOr<const EvalTensor*> shape_input = ctx.requiredInput(1);
   if (!shape_input.ok()) return shape_input.status();
   if ((*shape_input)->elem_type != TensorProto::INT64) return ctx.invalid("shape must be int64");
   absl::StatusOr<std::vector<int64_t>> shape = read1D(ctx, **shape_input, "shape");
@@ -432,11 +418,11 @@ Outputs reshapeKernel(const KernelContext& ctx) {
   } else if (known != count) {
     return ctx.invalid(absl::StrCat("cannot reshape ", dimsText(in_dims), " to ", dimsText(*shape)));
   }
-  return single(withDims(ctx, **in, std::move(dims)));
+  return singleOutput(withDims(ctx, **in, std::move(dims)));
 }
 
 Outputs flattenKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
   if (absl::Status status = checkElemType(ctx, "T", (*in)->elem_type); !status.ok()) return status;
   absl::StatusOr<int64_t> axis = getIntOr(ctx.node(), "axis", 1);
@@ -450,7 +436,7 @@ Outputs flattenKernel(const KernelContext& ctx) {
   }
   const int64_t split = *axis < 0 ? *axis + rank : *axis;
   const absl::Span<const int64_t> dims(in_dims);
-  return single(withDims(ctx, **in, {product(dims.subspan(0, split)), product(dims.subspan(split))}));
+  return singleOutput(withDims(ctx, **in, {product(dims.subspan(0, split)), product(dims.subspan(split))}));
 }
 
 // Axes of Squeeze and Unsqueeze: the attribute before version 13, the optional second input from.
@@ -465,7 +451,7 @@ absl::StatusOr<std::optional<std::vector<int64_t>>> axesOperand(const KernelCont
 }
 
 Outputs squeezeKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
   absl::StatusOr<std::optional<std::vector<int64_t>>> axes = axesOperand(ctx);
   if (!axes.ok()) return axes.status();
@@ -490,11 +476,11 @@ Outputs squeezeKernel(const KernelContext& ctx) {
   for (int64_t i = 0; i < rank; ++i) {
     if (!squeezed[i]) dims.push_back(in_dims[i]);
   }
-  return single(withDims(ctx, **in, std::move(dims)));
+  return singleOutput(withDims(ctx, **in, std::move(dims)));
 }
 
 Outputs unsqueezeKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
   absl::StatusOr<std::optional<std::vector<int64_t>>> axes = axesOperand(ctx);
   if (!axes.ok()) return axes.status();
@@ -509,7 +495,7 @@ Outputs unsqueezeKernel(const KernelContext& ctx) {
   std::vector<int64_t> dims;
   size_t next = 0;
   for (int64_t i = 0; i < rank; ++i) dims.push_back(inserted[i] ? 1 : in_dims[next++]);
-  return single(withDims(ctx, **in, std::move(dims)));
+  return singleOutput(withDims(ctx, **in, std::move(dims)));
 }
 
 // ---- Concat, Split ----
@@ -517,7 +503,7 @@ Outputs unsqueezeKernel(const KernelContext& ctx) {
 Outputs concatKernel(const KernelContext& ctx) {
   std::vector<const EvalTensor*> inputs;
   for (size_t i = 0; i < ctx.numInputs(); ++i) {
-    absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, i);
+    absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(i);
     if (!in.ok()) return in.status();
     inputs.push_back(*in);
   }
@@ -554,11 +540,11 @@ Outputs concatKernel(const KernelContext& ctx) {
       to += run;
     }
   }
-  return single(std::move(out));
+  return singleOutput(std::move(out));
 }
 
 Outputs splitKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
   absl::StatusOr<int64_t> axis_attr = getIntOr(ctx.node(), "axis", 0);
   if (!axis_attr.ok()) return axis_attr.status();
@@ -648,7 +634,7 @@ Outputs splitKernel(const KernelContext& ctx) {
 // ---- Slice ----
 
 Outputs sliceKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
   const std::vector<int64_t>& in_dims = (*in)->dims;
   const int64_t rank = static_cast<int64_t>(in_dims.size());
@@ -730,15 +716,15 @@ Outputs sliceKernel(const KernelContext& ctx) {
     if (dims[a] > 0) base += first[a] * in_strides[a];
   }
   if (product(dims) == 0) base = 0;
-  return single(gather(ctx, **in, dims, SourceWalker(dims, strides, base)));
+  return singleOutput(gather(ctx, **in, dims, SourceWalker(dims, strides, base)));
 }
 
 // ---- Gather, GatherElements ----
 
 Outputs gatherKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> data = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> data = ctx.requiredInput(0);
   if (!data.ok()) return data.status();
-  absl::StatusOr<const EvalTensor*> indices_input = requiredInput(ctx, 1);
+  absl::StatusOr<const EvalTensor*> indices_input = ctx.requiredInput(1);
   if (!indices_input.ok()) return indices_input.status();
   absl::StatusOr<int64_t> axis_attr = getIntOr(ctx.node(), "axis", 0);
   if (!axis_attr.ok()) return axis_attr.status();
@@ -771,13 +757,13 @@ Outputs gatherKernel(const KernelContext& ctx) {
       to += blocks.inner;
     }
   }
-  return single(std::move(out));
+  return singleOutput(std::move(out));
 }
 
 Outputs gatherElementsKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> data = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> data = ctx.requiredInput(0);
   if (!data.ok()) return data.status();
-  absl::StatusOr<const EvalTensor*> indices_input = requiredInput(ctx, 1);
+  absl::StatusOr<const EvalTensor*> indices_input = ctx.requiredInput(1);
   if (!indices_input.ok()) return indices_input.status();
   absl::StatusOr<int64_t> axis_attr = getIntOr(ctx.node(), "axis", 0);
   if (!axis_attr.ok()) return axis_attr.status();
@@ -814,13 +800,13 @@ Outputs gatherElementsKernel(const KernelContext& ctx) {
     if (index < 0) index += dim;
     copyElement(**data, walker.next() + index * axis_stride, *out, static_cast<int64_t>(k), element_size);
   }
-  return single(std::move(out));
+  return singleOutput(std::move(out));
 }
 
 // ---- Transpose, Expand, Tile ----
 
 Outputs transposeKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
   const std::vector<int64_t>& in_dims = (*in)->dims;
   const int64_t rank = static_cast<int64_t>(in_dims.size());
@@ -845,13 +831,13 @@ Outputs transposeKernel(const KernelContext& ctx) {
     dims.push_back(in_dims[axis]);
     strides.push_back(in_strides[axis]);
   }
-  return single(gather(ctx, **in, dims, SourceWalker(dims, strides)));
+  return singleOutput(gather(ctx, **in, dims, SourceWalker(dims, strides)));
 }
 
 Outputs expandKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
-  absl::StatusOr<const EvalTensor*> shape_input = requiredInput(ctx, 1);
+  absl::StatusOr<const EvalTensor*> shape_input = ctx.requiredInput(1);
   if (!shape_input.ok()) return shape_input.status();
   if ((*shape_input)->elem_type != TensorProto::INT64) return ctx.invalid("shape must be int64");
   absl::StatusOr<std::vector<int64_t>> shape = read1D(ctx, **shape_input, "shape");
@@ -862,13 +848,13 @@ Outputs expandKernel(const KernelContext& ctx) {
   const std::vector<int64_t> shapes[] = {(*in)->dims, *shape};
   absl::StatusOr<std::vector<int64_t>> dims = broadcastDims(ctx, shapes);
   if (!dims.ok()) return dims.status();
-  return single(gather(ctx, **in, *dims, SourceWalker(*dims, broadcastStrides((*in)->dims, *dims))));
+  return singleOutput(gather(ctx, **in, *dims, SourceWalker(*dims, broadcastStrides((*in)->dims, *dims))));
 }
 
 Outputs tileKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
-  absl::StatusOr<const EvalTensor*> repeats_input = requiredInput(ctx, 1);
+  absl::StatusOr<const EvalTensor*> repeats_input = ctx.requiredInput(1);
   if (!repeats_input.ok()) return repeats_input.status();
   if ((*repeats_input)->elem_type != TensorProto::INT64) return ctx.invalid("repeats must be int64");
   absl::StatusOr<std::vector<int64_t>> repeats = read1D(ctx, **repeats_input, "repeats");
@@ -886,13 +872,13 @@ Outputs tileKernel(const KernelContext& ctx) {
     }
     dims.push_back(in_dims[i] * (*repeats)[i]);
   }
-  return single(gather(ctx, **in, dims, SourceWalker(dims, stridesOf(in_dims), 0, in_dims)));
+  return singleOutput(gather(ctx, **in, dims, SourceWalker(dims, stridesOf(in_dims), 0, in_dims)));
 }
 
 // ---- ConstantOfShape, Range, Where, NonZero ----
 
 Outputs constantOfShapeKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> shape_input = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> shape_input = ctx.requiredInput(0);
   if (!shape_input.ok()) return shape_input.status();
   if ((*shape_input)->elem_type != TensorProto::INT64) return ctx.invalid("shape must be int64");
   absl::StatusOr<std::vector<int64_t>> shape = read1D(ctx, **shape_input, "shape");
@@ -919,7 +905,7 @@ Outputs constantOfShapeKernel(const KernelContext& ctx) {
   const int64_t count = out->numElements();
   const int64_t element_size = elementSize(value.elem_type);
   for (int64_t k = 0; k < count; ++k) copyElement(value, 0, *out, k, element_size);
-  return single(std::move(out));
+  return singleOutput(std::move(out));
 }
 
 template <typename T>
@@ -956,7 +942,7 @@ absl::Status fillRange(const KernelContext& ctx, const EvalTensor& start_t, cons
 Outputs rangeKernel(const KernelContext& ctx) {
   const EvalTensor* operands[3];
   for (size_t i = 0; i < 3; ++i) {
-    absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, i);
+    absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(i);
     if (!in.ok()) return in.status();
     operands[i] = *in;
     if (operands[i]->numElements() != 1 || operands[i]->dims.size() > 1) {
@@ -976,13 +962,13 @@ Outputs rangeKernel(const KernelContext& ctx) {
     default: return ctx.invalid(absl::StrCat("Range does not take ", ir::elemTypeName(type)));
   }
   if (!status.ok()) return status;
-  return single(*std::move(out));
+  return singleOutput(*std::move(out));
 }
 
 Outputs whereKernel(const KernelContext& ctx) {
   const EvalTensor* operands[3];
   for (size_t i = 0; i < 3; ++i) {
-    absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, i);
+    absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(i);
     if (!in.ok()) return in.status();
     operands[i] = *in;
   }
@@ -1008,7 +994,7 @@ Outputs whereKernel(const KernelContext& ctx) {
     const int64_t y = walkers[2].next();
     copyElement(*operands[take_x ? 1 : 2], take_x ? x : y, *out, k, element_size);
   }
-  return single(std::move(out));
+  return singleOutput(std::move(out));
 }
 
 template <typename T>
@@ -1023,7 +1009,7 @@ bool isNonZero(T value) {
 }
 
 Outputs nonZeroKernel(const KernelContext& ctx) {
-  absl::StatusOr<const EvalTensor*> in = requiredInput(ctx, 0);
+  absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
   const std::vector<int64_t>& in_dims = (*in)->dims;
   // ONNX Runtime gives a scalar's result a shape the spec does not settle.
@@ -1052,7 +1038,7 @@ Outputs nonZeroKernel(const KernelContext& ctx) {
       rest /= in_dims[a];
     }
   }
-  return single(std::move(out));
+  return singleOutput(std::move(out));
 }
 
 // Versions are since_version values; each range covers every version of the op up to opset 23

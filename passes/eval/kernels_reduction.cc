@@ -30,7 +30,6 @@ namespace onnxopt::eval {
 namespace {
 
 using onnx::TensorProto;
-using Outputs = absl::StatusOr<std::vector<EvalTensor>>;
 
 enum class Reduce { kSum, kMean, kProd, kMin, kMax };
 
@@ -426,9 +425,7 @@ Outputs reduceKernel(const KernelContext& ctx) {
         return absl::OkStatus();
       });
   if (!status.ok()) return status;
-  std::vector<EvalTensor> outputs;
-  outputs.push_back(*std::move(out));
-  return outputs;
+  return singleOutput(std::move(out));
 }
 
 // Each entry spans the operator's versions in ONNX's docs/Changelog.md (1, 11, 13, 18 and 20);
