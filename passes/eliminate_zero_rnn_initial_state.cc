@@ -36,16 +36,6 @@ bool allBitsZero(const onnx::TensorProto& tensor) {
          std::all_of(bytes->begin(), bytes->end(), [](char byte) { return byte == 0; });
 }
 
-// Whether `node` only moves elements of its first input (selects, repeats, reshapes them): its
-// output then holds +0.0 alone where that input does.
-bool movesElementsOfFirstInput(const ir::Node& node) {
-  static constexpr absl::string_view kOps[] = {"Identity",  "Reshape", "Flatten", "Squeeze",
-                                               "Unsqueeze", "Transpose", "Slice", "Gather",
-                                               "Expand",    "Tile"};
-  return node.domain().empty() && node.input(0) != nullptr &&
-         std::find(std::begin(kOps), std::end(kOps), node.opType()) != std::end(kOps);
-}
-
 // Exporters slice a multi-layer model's state out of one zeros tensor, or reshape it; a longer
 // chain of data movement is not what they write.
 constexpr int kMaxMovesFollowed = 8;
@@ -55,10 +45,10 @@ constexpr int kMaxMovesFollowed = 8;
 // An error for a malformed ConstantOfShape.
 absl::StatusOr<bool> holdsPositiveZeros(const ir::Value& state) {
   const ir::Value* source = &state;
-  for (int moves = 0; moves < kMaxMovesFollowed && source->producer() != nullptr &&
-                      movesElementsOfFirstInput(*source->producer());
-       ++moves) {
-    source = source->producer()->input(0);
+  for (int moves = 0; moves < kMaxMovesFollowed; ++moves) {
+    const ir::Node* producer = source->producer();
+    if (producer == nullptr || !onlyMovesElements(*producer) || producer->input(0) == nullptr) break;
+    source = producer->input(0);
   }
   if (const ir::Node* fill = producerOf(source, "ConstantOfShape")) {
     absl::StatusOr<const onnx::TensorProto*> value = getTensor(*fill, "value");

@@ -21,22 +21,14 @@
 namespace onnxopt {
 namespace {
 
-// The node computing `value` when it is one whose output holds its data input's elements in the
-// same order, only in another shape (in every version of these operators).
-const ir::Node* viewProducerOf(const ir::Value* value) {
-  for (const absl::string_view op_type : {"Reshape", "Flatten", "Squeeze", "Unsqueeze"}) {
-    if (const ir::Node* producer = producerOf(value, op_type)) return producer;
-  }
-  return nullptr;
-}
-
 class ReadAroundInnerView final : public RewritePattern {
  public:
   ReadAroundInnerView() : RewritePattern("read-around-inner-view", {"Reshape", 5}) {}
 
   LogicalResult matchAndRewrite(const ir::Node& outer, PatternRewriter& rewriter) const override {
-    const ir::Node* inner = viewProducerOf(outer.input(0));
-    if (inner == nullptr || inner->input(0) == nullptr || outer.input(1) == nullptr) {
+    const ir::Node* inner = outer.input(0) != nullptr ? outer.input(0)->producer() : nullptr;
+    if (inner == nullptr || !keepsElementOrder(*inner) || inner->input(0) == nullptr ||
+        outer.input(1) == nullptr) {
       return failure();
     }
     absl::StatusOr<int64_t> allow_zero = rewriter.opsetVersion(outer).value_or(0) >= 14

@@ -1,5 +1,7 @@
 #include "onnxopt/rewrite/match.h"
 
+#include <initializer_list>
+
 #include "absl/strings/str_cat.h"
 #include "onnxopt/rewrite/rewriter.h"
 
@@ -35,6 +37,27 @@ bool isDeterministic(const ir::Node& node) {
     if (node.opType() == op) return false;
   }
   return true;
+}
+
+namespace {
+
+bool isOneOf(const ir::Node& node, std::initializer_list<absl::string_view> op_types) {
+  if (!node.op().domain().empty()) return false;
+  for (const absl::string_view op_type : op_types) {
+    if (node.opType() == op_type) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool keepsElementOrder(const ir::Node& node) {
+  return isOneOf(node, {"Reshape", "Flatten", "Squeeze", "Unsqueeze"});
+}
+
+bool onlyMovesElements(const ir::Node& node) {
+  return keepsElementOrder(node) ||
+         isOneOf(node, {"Identity", "Transpose", "Slice", "Gather", "Expand", "Tile"});
 }
 
 std::string dimText(const ir::Dim& dim) {

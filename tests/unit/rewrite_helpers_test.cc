@@ -18,6 +18,7 @@
 #include "onnx/defs/schema.h"
 #include "onnxopt/ir/describe.h"
 #include "onnxopt/rewrite/constant.h"
+#include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/schema.h"
 #include "onnxopt/rewrite/tensor_util.h"
 #include "test_models.h"
@@ -654,6 +655,35 @@ const onnx::OpSchema* schemaAt(int opset, const std::string& op, const std::stri
 std::optional<int64_t> sinceVersionAt(int opset, const std::string& op) {
   auto model = modelAtOpset(opset, "  Z = " + op + "(X)");
   return sinceVersionOf(*findNode(model->graph(), "Z"));
+}
+
+TEST(MatchTest, ElementOrderKeepersAndElementMoversByOpAndDomain) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13, "custom" : 1]>
+g (float[2,3] X) => (float[?] Y) <int64[1] s = {6}, int64[1] a = {0}, int64[2] p = {0, 1}> {
+  r = Reshape(X, s)
+  f = Flatten(X)
+  q = Unsqueeze(X, a)
+  t = Transpose(X)
+  l = Slice(r, a, s)
+  n = Neg(l)
+  c = custom.Reshape(n, s)
+  Y = Identity(c)
+}
+)");
+  ir::Graph& graph = model->graph();
+  for (const char* keeper : {"r", "f", "q"}) {
+    EXPECT_TRUE(keepsElementOrder(*findNode(graph, keeper))) << keeper;
+    EXPECT_TRUE(onlyMovesElements(*findNode(graph, keeper))) << keeper;
+  }
+  for (const char* mover : {"t", "l", "Y"}) {
+    EXPECT_FALSE(keepsElementOrder(*findNode(graph, mover))) << mover;
+    EXPECT_TRUE(onlyMovesElements(*findNode(graph, mover))) << mover;
+  }
+  for (const char* other : {"n", "c"}) {
+    EXPECT_FALSE(keepsElementOrder(*findNode(graph, other))) << other;
+    EXPECT_FALSE(onlyMovesElements(*findNode(graph, other))) << other;
+  }
 }
 
 TEST(SchemaTest, KnownUpToSeventeenAndBeyondOnlyForOpsThatDidNotChange) {

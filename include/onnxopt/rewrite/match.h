@@ -38,6 +38,16 @@ ONNXOPT_API LogicalResult forwardOperand(const ir::Node& node, ir::Value& operan
 // not known to be deterministic.
 ONNXOPT_API bool isDeterministic(const ir::Node& node);
 
+// Whether the node (default domain) outputs its first input's elements in the same order, only
+// in another shape: Reshape, Flatten, Squeeze, Unsqueeze, in every version.
+ONNXOPT_API bool keepsElementOrder(const ir::Node& node);
+
+// Whether the node (default domain) outputs only elements of its first input, selected,
+// repeated or moved, computing none: the ops keepsElementOrder() names, and Identity,
+// Transpose, Slice, Gather, Expand, Tile. A value all of whose elements are some bit pattern
+// keeps it through them.
+ONNXOPT_API bool onlyMovesElements(const ir::Node& node);
+
 // The dim `i` places from the right (0: the last axis), if the shape is known and has it: how
 // broadcasting aligns shapes.
 inline std::optional<ir::Dim> dimFromRight(const std::optional<ir::Shape>& shape, size_t i) {
