@@ -46,18 +46,6 @@ absl::StatusOr<std::string> whyNotInference(const ir::Node& dropout, int64_t ops
   return std::string((*values)[0] == 0 ? "" : "training_mode is true");
 }
 
-// The sizes of a fully known shape; nullopt when a dim is symbolic or unknown.
-std::optional<std::vector<int64_t>> knownSizes(const std::optional<ir::Shape>& shape) {
-  if (!shape) return std::nullopt;
-  std::vector<int64_t> sizes;
-  sizes.reserve(shape->size());
-  for (const ir::Dim& dim : *shape) {
-    if (!dim.isKnown()) return std::nullopt;
-    sizes.push_back(dim.value());
-  }
-  return sizes;
-}
-
 onnx::TensorProto oneElementTrue() {
   return makeTensor(onnx::TensorProto::BOOL, {1}, std::string(1, '\1'));
 }
@@ -84,7 +72,8 @@ class RemoveInferenceDropout final : public RewritePattern {
             dropout, "the mask is read, and before opset 12 its inference value is not defined "
                      "(ONNX Runtime returns all false)");
       }
-      mask_dims = knownSizes(rewriter.shapes().typeOf(*input).shape());
+      const std::optional<ir::Shape>& input_shape = rewriter.shapes().typeOf(*input).shape();
+      mask_dims = input_shape ? knownSizes(*input_shape) : std::nullopt;
       if (!mask_dims) {
         return rewriter.notifyMatchFailure(dropout, [&] {
           return absl::StrCat("the mask is read, and the input's shape ",

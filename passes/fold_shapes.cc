@@ -41,17 +41,6 @@ absl::StatusOr<std::optional<ir::Shape>> reportedDims(const ir::Node& shape,
   return ir::Shape(dims->begin() + start, dims->begin() + end);
 }
 
-// The dims' sizes, or nullopt when one is symbolic or unknown.
-std::optional<std::vector<int64_t>> knownSizes(const ir::Shape& dims) {
-  std::vector<int64_t> sizes;
-  sizes.reserve(dims.size());
-  for (const ir::Dim& dim : dims) {
-    if (!dim.isKnown()) return std::nullopt;
-    sizes.push_back(dim.value());
-  }
-  return sizes;
-}
-
 // Replaces the root's only output by `tensor`: an initializer, or a Constant node where the
 // output is a graph output (an initializer cannot become one).
 LogicalResult replaceByConstant(const ir::Node& root, onnx::TensorProto tensor,

@@ -60,6 +60,16 @@ bool onlyMovesElements(const ir::Node& node) {
          isOneOf(node, {"Identity", "Transpose", "Slice", "Gather", "Expand", "Tile"});
 }
 
+std::optional<std::vector<int64_t>> knownSizes(const ir::Shape& shape) {
+  std::vector<int64_t> sizes;
+  sizes.reserve(shape.size());
+  for (const ir::Dim& dim : shape) {
+    if (!dim.isKnown()) return std::nullopt;
+    sizes.push_back(dim.value());
+  }
+  return sizes;
+}
+
 std::string dimText(const ir::Dim& dim) {
   if (dim.isKnown()) return absl::StrCat(dim.value());
   if (dim.isSymbolic()) return dim.symbol();

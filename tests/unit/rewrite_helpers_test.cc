@@ -686,6 +686,14 @@ g (float[2,3] X) => (float[?] Y) <int64[1] s = {6}, int64[1] a = {0}, int64[2] p
   }
 }
 
+TEST(MatchTest, KnownSizesOnlyOfFullyKnownShapes) {
+  EXPECT_EQ(knownSizes(ir::Shape{ir::Dim::known(2), ir::Dim::known(0)}),
+            (std::vector<int64_t>{2, 0}));
+  EXPECT_EQ(knownSizes(ir::Shape{}), std::vector<int64_t>{});
+  EXPECT_EQ(knownSizes(ir::Shape{ir::Dim::known(2), ir::Dim::symbolic("N")}), std::nullopt);
+  EXPECT_EQ(knownSizes(ir::Shape{ir::Dim::unknown()}), std::nullopt);
+}
+
 TEST(SchemaTest, KnownUpToSeventeenAndBeyondOnlyForOpsThatDidNotChange) {
   ASSERT_NE(schemaAt(13, "Relu"), nullptr);
   EXPECT_EQ(schemaAt(13, "Relu")->SinceVersion(), 13);

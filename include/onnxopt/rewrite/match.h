@@ -3,8 +3,10 @@
 // Small matchers patterns share: what produces a value, who reads it, dims as broadcasting
 // aligns them, and how --debug reasons print shapes.
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "onnxopt/export.h"
@@ -54,6 +56,9 @@ inline std::optional<ir::Dim> dimFromRight(const std::optional<ir::Shape>& shape
   if (!shape || i >= shape->size()) return std::nullopt;
   return (*shape)[shape->size() - 1 - i];
 }
+
+// The sizes of a fully known shape; nullopt when a dim is symbolic or unknown.
+ONNXOPT_API std::optional<std::vector<int64_t>> knownSizes(const ir::Shape& shape);
 
 // "[N,4,?]" for a shape, "[rank unknown]" without one: for --debug reasons.
 ONNXOPT_API std::string shapeText(const std::optional<ir::Shape>& shape);
