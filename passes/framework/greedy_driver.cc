@@ -138,10 +138,10 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
   const std::optional<int64_t> default_domain_opset = model.opsetVersion("");
 
   // A change found while verifying the fixed point: production would have missed it.
-  auto missed = [](const ir::Node& node, absl::string_view what) {
+  auto missed = [](absl::string_view node, absl::string_view what) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the rewrite driver converged, but offering every node once more ", what, " ",
-        describe(node), ": an earlier rewrite made this possible without requeueing the node, so "
+        node, ": an earlier rewrite made this possible without requeueing the node, so "
         "the production pipeline misses it"));
   };
   // Offers every node on the worklist to its patterns until none is left. Returns whether
@@ -155,7 +155,7 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
       // Nodes have no side effects in ONNX, so a node whose outputs nothing reads computes
       // nothing observable. That includes a node with no outputs at all.
       if (!node->hasUsedOutputs()) {
-        if (verifying) return missed(*node, "erased the dead");
+        if (verifying) return missed(describe(*node), "erased the dead");
         if (context_.debugEnabled()) context_.debug(absl::StrCat("erased dead ", describe(*node)));
         rewriter.eraseDeadNode(*node);
         changed = true;
@@ -191,6 +191,9 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
           }
           continue;
         }
+        // A rewrite may erase the node: what --debug says of it is taken before.
+        const std::string described =
+            verifying || context_.debugEnabled() ? describe(*node) : std::string();
         rewriter.beginPattern(pattern, node);
         const uint64_t changes_before = rewriter.changeCount();
         const LogicalResult outcome = pattern->matchAndRewrite(*node, rewriter);
@@ -210,11 +213,13 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
                            "; a pattern must change the IR if and only if it succeeds"));
         }
         if (outcome.failed()) continue;
-        if (verifying) return missed(*node, absl::StrCat("let pattern '", pattern->name(), "' rewrite"));
+        if (verifying) {
+          return missed(described, absl::StrCat("let pattern '", pattern->name(), "' rewrite"));
+        }
         ++statistics.nodes_rewritten;
         changed = true;
         if (context_.debugEnabled()) {
-          context_.debug(absl::StrCat("[", pattern->name(), "] rewrote ", describe(*node)));
+          context_.debug(absl::StrCat("[", pattern->name(), "] rewrote ", described));
         }
         if (++rewrites > rewrite_limit) {
           result.non_convergence =

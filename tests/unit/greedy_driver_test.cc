@@ -509,6 +509,19 @@ TEST(GreedyDriver, PatternsReadTheOpsetOfTheNodesDomain) {
   EXPECT_NE(run.debug_lines[0].find("saw opset 13"), std::string::npos) << run.debug_lines[0];
 }
 
+// A rewrite erases its root: --debug names the node as it was, not the erased husk.
+TEST(GreedyDriver, DebugNamesTheRewrittenNodeAsItWas) {
+  auto model = parseModel(kChain);
+  RewritePatternSet patterns;
+  patterns.add<ReluToNamedSigmoid>("sigmoid");
+  DriverRun run;
+  runDriver(*model, patterns, run);
+  ASSERT_TRUE(run.result.ok()) << run.result.status();
+  ASSERT_FALSE(run.debug_lines.empty());
+  EXPECT_NE(run.debug_lines[0].find("rewrote node with output 'Y' (Relu)"), std::string::npos)
+      << run.debug_lines[0];
+}
+
 // A reason given as a callable is composed under --debug only.
 TEST(GreedyDriver, LazyFailureReasonsAreComposedOnlyWhenKept) {
   class DeclineLazily final : public RewritePattern {
