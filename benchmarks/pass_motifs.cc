@@ -262,6 +262,12 @@ motif (float[N,8] X) => (float[N,8] Y) <int64[2] A = {0, 2}> {
   s = Squeeze(u, A)
   Y = Relu(s)
 })"},
+      {"fuse-reduce-unsqueeze", R"(<ir_version: 8, opset_import: ["" : 13]>
+motif (float[N,8] X) => (float[N,8] Y) <int64[1] A = {1}> {
+  r = ReduceMax<axes = [1], keepdims = 0>(X)
+  u = Unsqueeze(r, A)
+  Y = Sub(X, u)
+})"},
       {"fuse-consecutive-slices", R"(<ir_version: 8, opset_import: ["" : 13]>
 motif (float[4,8] X) => (float[4,8] Y)
 <int64[1] S1 = {0}, int64[1] E1 = {3}, int64[1] S2 = {1}, int64[1] E2 = {3}, int64[1] A = {0}> {

@@ -17,7 +17,7 @@ the passes must respect.
 
 Opsets 7..17 are checked by onnx.checker (full check: strict shape inference). A graph of opset
 18..23 (which libonnx 1.12 does not know) is built and checked at 17 and then relabelled: every
-operator used here means the same there, once ReduceMean's axes attribute becomes its input.
+operator used here means the same there, once the reductions' axes attributes become inputs.
 """
 import argparse
 import json
@@ -850,10 +850,14 @@ class Graph:
 
     def motif_squeeze(self, cur):
         """Unsqueeze -> Unsqueeze (fuses) squeezed back, Squeeze -> Squeeze, Squeeze(Unsqueeze)
-        and Unsqueeze(Squeeze) of the same axes (negative ones too) and of other axes (stays)."""
+        and Unsqueeze(Squeeze) of the same axes (negative ones too) and of other axes (stays),
+        and a reduction unsqueezed (reduce_unsqueeze)."""
         m, k = self.shape[cur]
         self.motifs.append('squeeze')
-        form = self.pick(['unsqueezes', 'unsqueezes', 'squeezes', 'cancel', 'cancel'])
+        form = self.pick(['unsqueezes', 'unsqueezes', 'squeezes', 'cancel', 'cancel', 'reduce',
+                          'reduce'])
+        if form == 'reduce':
+            return self.reduce_unsqueeze(cur)
         if form == 'unsqueezes':
             a1 = self.pick([[0], [1], [2], [-1], [0, 3]])
             u1 = self.unsqueeze(cur, a1)
@@ -889,6 +893,50 @@ class Graph:
         self.maybe_share(y, 0.2)
         self.mark_output(self.op(self.unary(), [y], self.shape[y]))  # a reader besides the output
         return cur
+
+    def reduce_unsqueeze(self, cur):
+        """A reduction with keepdims=0 (ReduceX over one axis or all of them, ArgMax, ArgMin)
+        unsqueezed at the reduced axes (fuses), and the near misses: other axes put back,
+        keepdims=1, the reduction read elsewhere."""
+        m, k = self.shape[cur]
+        ops = {'float': ['ReduceSum', 'ReduceMean', 'ReduceMax', 'ReduceMin', 'ReduceL2',
+                         'ReduceSumSquare', 'ReduceLogSumExp', 'ArgMax', 'ArgMin'],
+               'double': ['ReduceSum', 'ReduceMean', 'ReduceMax', 'ReduceMin', 'ReduceSumSquare',
+                          'ReduceLogSumExp']}.get(self.elem_name)
+        if ops is None:  # ORT's CPU reductions lack most other types
+            return cur
+        self.motifs.append('reduce-unsqueeze')
+        op = self.pick(ops)
+        arg = op.startswith('Arg')
+        axes = self.pick([[1], [-1], [0]] + ([] if arg else [None]))
+        if axes is not None and self.opset < 11:  # negative axes from opset 11
+            axes = [a % 2 for a in axes]
+        keepdims = 0 if self.chance(0.85) else 1
+        attrs, inputs = {'keepdims': keepdims}, [cur]
+        if arg:
+            attrs['axis'] = axes[0]
+            if self.opset >= 12 and self.chance(0.3):
+                attrs['select_last_index'] = 1
+        elif axes is not None:
+            if op == 'ReduceSum' and self.opset >= 13:
+                inputs.append(self.ints(axes))
+            else:  # build() moves them to the input from opset 18
+                attrs['axes'] = axes
+        reduced = [0, 1] if axes is None else [axes[0] % 2]
+        shape = [1 if i in reduced else d for i, d in enumerate([m, k])] if keepdims else \
+            [d for i, d in enumerate([m, k]) if i not in reduced]
+        r = self.op(op, inputs, shape, TensorProto.INT64 if arg else None, **attrs)
+        self.maybe_share(r, 0.1)
+        put_back = reduced if self.chance(0.75) else self.pick([[0], [1], [0, 1]])
+        if max(put_back) >= len(shape) + len(put_back):  # an axis the output does not have
+            put_back = [0]
+        rank = len(shape) + len(put_back)
+        u = self.unsqueeze(r, [a - rank if self.chance(0.3) else a for a in put_back])
+        fits = len(self.shape[u]) == 2 and all(d in (1, c) for d, c in zip(self.shape[u], [m, k]))
+        if arg or not fits:
+            self.mark_output(u)
+            return cur
+        return self.op('Sub', [cur, u], [m, k])
 
     @staticmethod
     def inserted_axes(shape, original):
@@ -1375,15 +1423,20 @@ class Graph:
         return model
 
 
+# The reductions whose axes attribute became input 1 at opset 18 (ReduceSum's did at 13).
+AXES_INPUT_FROM_18 = {'ReduceMean', 'ReduceMax', 'ReduceMin', 'ReduceProd', 'ReduceL1', 'ReduceL2',
+                      'ReduceLogSum', 'ReduceLogSumExp', 'ReduceSumSquare'}
+
+
 def reduce_axes_as_inputs(model):
-    """ReduceMean-18 takes its axes as an input: the attribute of ReduceMean-13 becomes an
-    initializer of the main graph (visible in every body)."""
+    """The reductions of opset 18 take their axes as an input: the attribute of their opset-13
+    version becomes an initializer of the main graph (visible in every body)."""
     def walk(graph):
         for node in graph.node:
             for attr in node.attribute:
                 for sub in ([attr.g] if attr.type == onnx.AttributeProto.GRAPH else []):
                     walk(sub)
-            if node.op_type != 'ReduceMean':
+            if node.op_type not in AXES_INPUT_FROM_18:
                 continue
             axes = [a for a in node.attribute if a.name == 'axes']
             if not axes:

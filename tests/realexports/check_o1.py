@@ -22,6 +22,8 @@ Checked on the main graph of each optimized model (these exports have no subgrap
                    whose input is a Conv/ConvTranspose output read by nothing else and not a
                    graph output, with constant Conv weight (read by nothing else, or the pass
                    would have to copy it), Conv bias and BatchNormalization parameters.
+  reduce-unsqueeze an Unsqueeze that puts back exactly the axes a Reduce*/ArgMax/ArgMin with
+                   keepdims=0 removed, the reduction read by nothing else.
 Each model gets one line of what remains (op counts) and one line per leftover.
 Then `onnx-opt -O2` on each model must leave it no bigger than -O1 does (issue 19: -O2 fuses a
 MatMul+Add of N-D activations only where the Flatten/Reshape around the Gemm do not add nodes),
@@ -122,6 +124,11 @@ class Graph:
         if not all(d.HasField("dim_value") for d in tensor.shape.dim):
             return None
         return [d.dim_value for d in tensor.shape.dim]
+
+    def rank(self, name):
+        """The rank of a value, or None when unknown."""
+        tensor = self.types.get(name)
+        return len(tensor.shape.dim) if tensor is not None and tensor.HasField("shape") else None
 
     def size(self, name):
         return tensor_bytes(self.elem_type(name), self.dims(name))
@@ -262,8 +269,43 @@ def check_bn_after_conv(g):
     return leftovers
 
 
+REDUCTIONS = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+              "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"}
+
+
+def axes_of(g, node):
+    """A node's axes: the attribute, or the constant input 1; None when not constant."""
+    if len(node.input) > 1 and node.input[1]:
+        value = g.constant_value(node.input[1])
+        return None if value is None else [int(a) for a in value.flatten()]
+    return attribute(node, "axes")
+
+
+def check_reduce_unsqueezes(g):
+    leftovers = []
+    for node in g.graph.node:
+        reduction = g.producer.get(node.input[0]) if node.op_type == "Unsqueeze" else None
+        if reduction is None or attribute(reduction, "keepdims", 1) != 0:
+            continue
+        if reduction.op_type in ("ArgMax", "ArgMin"):
+            reduced = [attribute(reduction, "axis", 0)]
+        elif reduction.op_type in REDUCTIONS:
+            reduced = axes_of(g, reduction)
+        else:
+            continue
+        restored, rank = axes_of(g, node), g.rank(node.output[0])
+        if not reduced or restored is None or rank is None or \
+                len(g.readers[reduction.output[0]]) != 1 or reduction.output[0] in g.graph_outputs:
+            continue
+        if sorted(a % rank for a in reduced) == sorted(a % rank for a in restored):
+            leftovers.append(("reduce-unsqueeze", node,
+                              f"an Unsqueeze of {reduction.op_type} '{reduction.name}' "
+                              "(keepdims=0) putting back its axes"))
+    return leftovers
+
+
 CHECKS = (check_constant_nodes, check_all_constant, check_known_shapes, check_identities,
-          check_dropouts, check_nop_casts, check_bn_after_conv)
+          check_dropouts, check_nop_casts, check_bn_after_conv, check_reduce_unsqueezes)
 
 
 def describe(node):

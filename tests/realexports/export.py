@@ -12,6 +12,10 @@ Two sets, one model file each, named after what it is:
     BatchNormalization), <model>-preserve.onnx (model.eval(), TrainingMode.PRESERVE: torch
     keeps BatchNormalization after Conv), <model>-eval.onnx (model.eval(), TrainingMode.EVAL,
     torch's defaults: the export users usually make).
+  reductions (fuse-reduce-unsqueeze): a head that reduces and unsqueezes back
+    (y.mean(-1).unsqueeze(-1), .sum(1).unsqueeze(1), .argmax(-1).unsqueeze(-1)) at opsets 11,
+    13 and 17, the three places reductions and Unsqueeze take their axes from:
+    reduction_head-opset<N>.onnx.
   legacy Dropout (issue 19): the TransformerEncoder in training mode at opsets 9 and 11
     (model.train(), TrainingMode.TRAINING, no constant folding): <model>-train-opset<N>.onnx.
     Before opset 12 Dropout has no training mode: by the spec each of its eight Dropouts is a
@@ -43,6 +47,7 @@ except ImportError as error:
 FOLDING_OPSETS = (9, 13, 17)
 CATALOGUE_OPSET = 17
 LEGACY_DROPOUT_OPSETS = (9, 11)
+REDUCTION_OPSETS = (11, 13, 17)
 SEQ, BATCH = 5, 2
 
 # File name -> why torch 1.13 cannot export that combination. Empty: it exports every one. An
@@ -91,6 +96,26 @@ def recurrent(cell):
     return make
 
 
+class ReductionHead(torch.nn.Module):
+    """Reductions without keepdim, unsqueezed back where they reduced: what torch writes as
+    Reduce*/ArgMax with keepdims=0 followed by an Unsqueeze."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(16, 16)
+
+    def forward(self, x):
+        y = self.linear(x)
+        centered = y - y.mean(-1).unsqueeze(-1)
+        scaled = centered / (1.0 + y.abs().sum(1).unsqueeze(1))
+        return scaled, y.argmax(-1).unsqueeze(-1)
+
+
+def reduction_head():
+    dynamic = {"input": {0: "batch"}, "scaled": {0: "batch"}, "top": {0: "batch"}}
+    return ReductionHead(), (torch.randn(BATCH, 16),), ["input"], ["scaled", "top"], dynamic
+
+
 FOLDING_MODELS = {
     "resnet18": vision(torchvision.models.resnet18),
     "mobilenet_v2": vision(torchvision.models.mobilenet_v2),
@@ -123,6 +148,9 @@ def combinations():
     for key, make in CATALOGUE_MODELS.items():
         for mode, (train, training, folding) in CATALOGUE_MODES.items():
             yield (f"{key}-{mode}.onnx", key, make, CATALOGUE_OPSET, train, training, folding)
+    for opset in REDUCTION_OPSETS:
+        yield (f"reduction_head-opset{opset}.onnx", "reduction_head", reduction_head, opset,
+               False, torch.onnx.TrainingMode.EVAL, True)
     for opset in LEGACY_DROPOUT_OPSETS:
         yield (f"transformer_encoder-train-opset{opset}.onnx", "transformer_encoder",
                transformer_encoder, opset, True, torch.onnx.TrainingMode.TRAINING, False)

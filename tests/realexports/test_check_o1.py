@@ -177,3 +177,22 @@ def test_bn_after_conv_near_misses():
     weight_shared = bn_graph(extra_output=", float[1,2,4,4] Z", more="Z = Conv(X, w)")
     for g in (training, conv_read_twice, weight_shared):
         assert reported(check_o1.check_bn_after_conv, g) == []
+
+
+def test_reduce_unsqueeze_putting_back_the_reduced_axes_is_reported():
+    g = graph("""c (float[N,3,4] X) => (float[N,1,4] Y, int64[N,3,1] A, float[1,N,4] O,
+        float[N,1,1,4] K, float[N,1,4] S, float[N,4] shared)
+        <int64[1] zero = {0}, int64[1] one = {1}, int64[1] two = {2}> {
+      r = ReduceSum<keepdims = 0>(X, one)
+      Y = Unsqueeze(r, one)
+      a = ArgMax<axis = -1, keepdims = 0>(X)
+      A = Unsqueeze(a, two)
+      m = ReduceMean<axes = [1], keepdims = 0>(X)
+      O = Unsqueeze(m, zero)
+      k = ReduceMax<axes = [1]>(X)
+      K = Unsqueeze(k, one)
+      shared = ReduceMin<axes = [1], keepdims = 0>(X)
+      S = Unsqueeze(shared, one)
+    }""", opset=13)
+    assert reported(check_o1.check_reduce_unsqueezes, g) == [("reduce-unsqueeze", "Y"),
+                                                             ("reduce-unsqueeze", "A")]
