@@ -23,9 +23,7 @@ class FuseLogOfSoftmax final : public RewritePattern {
     if (failed(rewriter.match(log, {softmax}))) return failure();
     ir::Node* fused = rewriter.replaceRootWithNewNode("LogSoftmax", {softmax->input(0)}, "",
                                                       softmax->name());
-    for (const ir::Attribute& attribute : softmax->attributes()) {
-      rewriter.setAttr(*fused, ir::Attribute(onnx::AttributeProto(attribute.proto())));
-    }
+    rewriter.copyAttrs(*softmax, *fused);
     return success();
   }
 };

@@ -133,11 +133,7 @@ class FuseReduceKeepdims final : public RewritePattern {
     if (failed(rewriter.match(unsqueeze, {reduce}))) return failure();
     ir::Node* fused =
         rewriter.replaceRootWithNewNode(reduce->opType(), reduce->inputs(), "", reduce->name());
-    // keepdims is 1 by default in every version.
-    for (const ir::Attribute& attribute : reduce->attributes()) {
-      if (attribute.name() == "keepdims") continue;
-      rewriter.setAttr(*fused, ir::Attribute(onnx::AttributeProto(attribute.proto())));
-    }
+    rewriter.copyAttrs(*reduce, *fused, {"keepdims"});  // 1 by default in every version
     return success();
   }
 };

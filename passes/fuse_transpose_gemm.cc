@@ -148,10 +148,7 @@ class FoldGemmOutputTranspose final : public RewritePattern {
     // The fused node is the Gemm, read transposed: it keeps the Gemm's name, or the Transpose's.
     const std::string& name = !gemm->name().empty() ? gemm->name() : transpose.name();
     ir::Node* fused = rewriter.replaceRootWithNewNode("Gemm", inputs);
-    for (const ir::Attribute& attribute : gemm->attributes()) {
-      if (attribute.name() == "transA" || attribute.name() == "transB") continue;
-      rewriter.setAttr(*fused, ir::Attribute(onnx::AttributeProto(attribute.proto())));
-    }
+    rewriter.copyAttrs(*gemm, *fused, {"transA", "transB"});
     // B is read as the new A, transposed unless transB was set; A as the new B likewise.
     if (*trans_b == 0) rewriter.setIntAttr(*fused, "transA", 1);
     if (*trans_a == 0) rewriter.setIntAttr(*fused, "transB", 1);

@@ -488,6 +488,19 @@ void PatternRewriter::setInput(const ir::Node& node_ref, size_t index, ir::Value
   notifyChanged(node);
 }
 
+void PatternRewriter::copyAttrs(const ir::Node& from, const ir::Node& to,
+                                std::initializer_list<absl::string_view> except) {
+  for (const ir::Attribute& attribute : from.attributes()) {
+    if (std::find(except.begin(), except.end(), attribute.name()) != except.end()) continue;
+    if (!attribute.graphs().empty()) {
+      recordError(to, absl::StrCat("copyAttrs cannot copy the subgraph attribute '",
+                                   attribute.name(), "'"));
+      return;
+    }
+    setAttr(to, ir::Attribute(onnx::AttributeProto(attribute.proto())));
+  }
+}
+
 void PatternRewriter::setAttr(const ir::Node& node_ref, ir::Attribute attribute) {
   if (!beginChange(node_ref)) return;
   ir::Node& node = mutableNode(node_ref);

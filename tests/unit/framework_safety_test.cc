@@ -127,6 +127,28 @@ TEST(FrameworkSafety, ForwardingThatWouldBreakTheRuleFailsThePass) {
   }
 }
 
+// A copy of an attribute's proto has no IR subgraph behind it: copyAttrs refuses one.
+TEST(FrameworkSafety, CopyingASubgraphAttributeFailsThePass) {
+  class RecreateIf final : public RewritePattern {
+   public:
+    RecreateIf() : RewritePattern("recreate-if", {"If"}) {}
+    LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
+      if (failed(rewriter.match(node))) return failure();
+      ir::Node* copy = rewriter.replaceRootWithNewNode("If", {node.input(0)});
+      rewriter.copyAttrs(node, *copy);
+      return success();
+    }
+  };
+  auto model = parseModel(kIfReturningOuterValue);
+  RewritePatternSet patterns;
+  patterns.add<RecreateIf>();
+  const absl::Status status = runPatterns(*model, patterns);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal) << status;
+  EXPECT_NE(status.message().find("copyAttrs cannot copy the subgraph attribute"),
+            std::string::npos)
+      << status;
+}
+
 TEST(FrameworkSafety, PartialForwardingKeepsWhatMayNotMove) {
   // The body output keeps the Identity; the Neg reading it inside the body reads r instead.
   auto model = parseModel(R"(

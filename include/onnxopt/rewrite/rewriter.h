@@ -8,6 +8,7 @@
 // changes the model's interface or makes a subgraph return what ONNX Runtime refuses.
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -141,6 +142,10 @@ class ONNXOPT_API PatternRewriter {
   void setAttr(const ir::Node& node, ir::Attribute attribute);
   // setAttr of an INT attribute, made on the model's arena (no heap allocation).
   void setIntAttr(const ir::Node& node, const std::string& name, int64_t value);
+  // setAttr of a copy of each attribute of `from` not named in `except`: a fused node taking over
+  // an absorbed one's settings. A subgraph attribute cannot be copied so: an error.
+  void copyAttrs(const ir::Node& from, const ir::Node& to,
+                 std::initializer_list<absl::string_view> except = {});
   bool removeAttr(const ir::Node& node, absl::string_view name);
   // Other in-place changes of `node` (op type, domain, name): `change(node)` runs, then the
   // driver revisits the node. Change operands with setInput, attributes with setAttr/removeAttr.
