@@ -345,6 +345,10 @@ ir::Node* PatternRewriter::replaceRootWithNewNode(const std::string& op_type,
   ir::Node* replacement = createNode(op_type, inputs, {}, domain, node_name_hint);
   if (!beginChange(*offered_root_)) return replacement;
   ir::Node& root = *matched_root_;
+  // The root goes: a replacement named after it takes its name as it is, not a fresh "_1" one.
+  if (!root.name().empty() && (node_name_hint.empty() || node_name_hint == root.name())) {
+    replacement->setName(root.name());
+  }
   // Their operand's producer changes: patterns rooted at the users may match now.
   for (const ir::Value* output : root.outputs()) {
     if (output != nullptr) pushUsers(*output);

@@ -246,6 +246,24 @@ in_place (float[N] X) => (float[N] Y, float[N] Z) {
   EXPECT_EQ((*model)->valueNames().fresh("r"), "r_1");
 }
 
+// The root goes in the same call: its replacement, named after it by default, keeps its name
+// as it is ("/layer/Einsum", not "/layer/Einsum_1"); an unnamed root's gets the op type.
+TEST(GreedyDriver, AReplacementTakesTheRootsNameAsItIs) {
+  for (const std::string& root_name : {std::string("/layer/Relu"), std::string()}) {
+    auto model = parseModel(kChain);
+    ir::Node* relu = findNode(model->graph(), "Y");
+    relu->setName(root_name);
+    RewritePatternSet patterns;
+    patterns.add<ReluToSigmoidInPlace>();
+    DriverRun run;
+    runDriver(*model, patterns, run);
+    ASSERT_TRUE(run.result.ok()) << run.result.status();
+    const ir::Node* sigmoid = model->graph().outputs()[0]->producer();
+    ASSERT_TRUE(sigmoid->is("Sigmoid"));
+    EXPECT_EQ(sigmoid->name(), root_name.empty() ? "Sigmoid" : root_name);
+  }
+}
+
 // Relu(x) -> Relu<tag=7>(x), once.
 class TagRelu final : public RewritePattern {
  public:

@@ -120,7 +120,8 @@ class ONNXOPT_API PatternRewriter {
   void replaceNode(const ir::Node& node, absl::Span<ir::Value* const> replacements);
   // A new node that computes what the match root computed, in its place: it takes over the
   // root's output values (names, uses, declarations and all) and the root is erased. Named like
-  // createNode's. Returns the node (with no outputs if there was no match).
+  // createNode's, except that named after the root (the default) it takes the root's name as it
+  // is. Returns the node (with no outputs if there was no match).
   ir::Node* replaceRootWithNewNode(const std::string& op_type, absl::Span<ir::Value* const> inputs,
                                    const std::string& domain = "",
                                    const std::string& node_name_hint = "");
