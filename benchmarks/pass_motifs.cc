@@ -268,6 +268,10 @@ motif (float[N,8] X) => (float[N,8] Y) <int64[1] A = {1}> {
   u = Unsqueeze(r, A)
   Y = Sub(X, u)
 })"},
+      {"rewrite-einsum-as-matmul", R"(<ir_version: 8, opset_import: ["" : 13]>
+motif (float[N,8] X, float[8,8] W) => (float[N,8] Y) {
+  Y = Einsum<equation = "ij,kj->ik">(X, W)
+})"},
       {"fuse-consecutive-slices", R"(<ir_version: 8, opset_import: ["" : 13]>
 motif (float[4,8] X) => (float[4,8] Y)
 <int64[1] S1 = {0}, int64[1] E1 = {3}, int64[1] S2 = {1}, int64[1] E2 = {3}, int64[1] A = {0}> {

@@ -439,6 +439,9 @@ class Graph:
         n = self.rng.randint(1, 4)
         if not self.is_float and self.opset < 9:
             return cur  # integer MatMul from opset 9
+        if self.opset >= 12 and self.elem_name in ('float', 'double', 'int32', 'int64') and \
+                self.chance(0.25):
+            return self.einsum_product(cur)
         self.motifs.append('matmul-add')
         form = self.pick(['2d'] * 6 + ['3d-a', 'batched', '1d-a', '1d-b', 'transposed-3d'])
         if form == '2d':
@@ -487,6 +490,42 @@ class Graph:
         operands = [product, bias] if self.chance(0.5) else [bias, product]
         y = self.node('Add', operands, y_shape)
         self.maybe_share(y, 0.12)
+        return self.continue_or_output(y, cur)
+
+    def einsum_product(self, cur):
+        """Einsum as a matrix product: plain, either operand transposed, batched (a batch dim of
+        1 broadcast), a linear layer's weight without batch labels, a leading '...'; the near
+        misses: a contraction dim of 1 (Einsum broadcasts it, MatMul would fail), the product
+        transposed, a batch label summed away."""
+        m, k = self.shape[cur]
+        n = self.rng.randint(1, 4)
+        self.motifs.append('einsum')
+        form = self.pick(['plain', 'plain', 'transposed-b', 'transposed-a', 'batched', 'linear',
+                          'ellipsis', 'broadcast-k', 'transposed-out', 'summed-batch'])
+        batch = self.pick([2, 1])
+        if form == 'plain':
+            eq, a, b, out = 'ij,jk->ik', cur, self.tensor([k, n]), [m, n]
+        elif form == 'transposed-b':
+            eq, a, b, out = 'ij,kj->ik', cur, self.tensor([n, k]), [m, n]
+        elif form == 'transposed-a':
+            eq, a, b, out = 'ji,jk->ik', self.tensor([k, m]), self.tensor([k, n]), [m, n]
+        elif form == 'batched':
+            eq, out = 'bij,bjk->bik', [2, m, n]
+            a, b = self.tensor([batch, m, k]), self.tensor([2, k, n])
+        elif form == 'linear':
+            eq, a, b, out = 'bsd,hd->bsh', self.tensor([2, m, k]), self.tensor([n, k]), [2, m, n]
+        elif form == 'ellipsis':
+            # onnx 1.12's inference wants the '...' of both operands of one rank
+            eq, out = '...ij,...jk->...ik', [2, m, n]
+            a, b = self.tensor([2, m, k]), self.tensor([batch, k, n])
+        elif form == 'broadcast-k':
+            eq, a, b, out = 'ij,jk->ik', self.tensor([m, 1]), self.tensor([k, n]), [m, n]
+        elif form == 'transposed-out':
+            eq, a, b, out = 'ij,jk->ki', cur, self.tensor([k, n]), [n, m]
+        else:
+            eq, a, b, out = 'bij,bjk->ik', self.tensor([2, m, k]), self.tensor([2, k, n]), [m, n]
+        y = self.node('Einsum', [a, b], out, {'equation': eq})
+        self.maybe_share(y, 0.1)
         return self.continue_or_output(y, cur)
 
     def body(self, motif, cur, formal=None):

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# ONNX Runtime equivalence of onnx-opt -O1 (or the level given) on every model export.py wrote
-# into MODEL_DIR, or on those whose file name contains SUBSTRING
+# ONNX Runtime equivalence of onnx-opt -O1 (or the level or pipeline given) on every model
+# export.py wrote into MODEL_DIR, or on those whose file name contains SUBSTRING
 # (tests/equivalence/run_equivalence.sh, --strict: a model ORT cannot run fails).
-# Usage: equivalence.sh ONNX_OPT MODEL_DIR [-O<n>] [--only SUBSTRING]
+# Usage: equivalence.sh ONNX_OPT MODEL_DIR [-O<n> | --passes=PIPELINE] [--only SUBSTRING]
 set -euo pipefail
 usage() {
-  echo "usage: equivalence.sh ONNX_OPT MODEL_DIR [-O<n>] [--only SUBSTRING]" >&2
+  echo "usage: equivalence.sh ONNX_OPT MODEL_DIR [-O<n> | --passes=PIPELINE] [--only SUBSTRING]" >&2
   exit 2
 }
 (($# >= 2)) || usage
@@ -14,7 +14,7 @@ shift 2
 level=-O1 only=""
 while (($# > 0)); do
   case "$1" in
-    -O[0-9]) level="$1" ;;
+    -O[0-9] | --passes=*) level="$1" ;;
     --only) (($# >= 2)) || usage; only="$2"; shift ;;
     *) usage ;;
   esac

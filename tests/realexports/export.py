@@ -16,6 +16,9 @@ Two sets, one model file each, named after what it is:
     (y.mean(-1).unsqueeze(-1), .sum(1).unsqueeze(1), .argmax(-1).unsqueeze(-1)) at opsets 11,
     13 and 17, the three places reductions and Unsqueeze take their axes from:
     reduction_head-opset<N>.onnx.
+  einsum (rewrite-einsum-as-matmul, not in -O1): self-attention written with torch.einsum
+    ("bid,bjd->bij", "bij,bjd->bid", "bsd,hd->bsh"), dynamic batch and sequence, at opsets 12,
+    13 and 17: einsum_attention-opset<N>.onnx.
   legacy Dropout (issue 19): the TransformerEncoder in training mode at opsets 9 and 11
     (model.train(), TrainingMode.TRAINING, no constant folding): <model>-train-opset<N>.onnx.
     Before opset 12 Dropout has no training mode: by the spec each of its eight Dropouts is a
@@ -48,6 +51,7 @@ FOLDING_OPSETS = (9, 13, 17)
 CATALOGUE_OPSET = 17
 LEGACY_DROPOUT_OPSETS = (9, 11)
 REDUCTION_OPSETS = (11, 13, 17)
+EINSUM_OPSETS = (12, 13, 17)
 SEQ, BATCH = 5, 2
 
 # File name -> why torch 1.13 cannot export that combination. Empty: it exports every one. An
@@ -116,6 +120,26 @@ def reduction_head():
     return ReductionHead(), (torch.randn(BATCH, 16),), ["input"], ["scaled", "top"], dynamic
 
 
+class EinsumAttention(torch.nn.Module):
+    """Single-head self-attention whose products are torch.einsum calls (exported as Einsum)."""
+
+    def __init__(self):
+        super().__init__()
+        self.query, self.key, self.value = (torch.nn.Linear(16, 16) for _ in range(3))
+        self.weight = torch.nn.Parameter(torch.randn(8, 16))
+
+    def forward(self, x):
+        q, k, v = self.query(x), self.key(x), self.value(x)
+        attention = (torch.einsum("bid,bjd->bij", q, k) / 4.0).softmax(-1)
+        mixed = torch.einsum("bij,bjd->bid", attention, v)
+        return torch.einsum("bsd,hd->bsh", mixed, self.weight)
+
+
+def einsum_attention():
+    dynamic = {"input": {0: "batch", 1: "seq"}, "output": {0: "batch", 1: "seq"}}
+    return EinsumAttention(), (torch.randn(BATCH, SEQ, 16),), ["input"], ["output"], dynamic
+
+
 FOLDING_MODELS = {
     "resnet18": vision(torchvision.models.resnet18),
     "mobilenet_v2": vision(torchvision.models.mobilenet_v2),
@@ -150,6 +174,9 @@ def combinations():
             yield (f"{key}-{mode}.onnx", key, make, CATALOGUE_OPSET, train, training, folding)
     for opset in REDUCTION_OPSETS:
         yield (f"reduction_head-opset{opset}.onnx", "reduction_head", reduction_head, opset,
+               False, torch.onnx.TrainingMode.EVAL, True)
+    for opset in EINSUM_OPSETS:
+        yield (f"einsum_attention-opset{opset}.onnx", "einsum_attention", einsum_attention, opset,
                False, torch.onnx.TrainingMode.EVAL, True)
     for opset in LEGACY_DROPOUT_OPSETS:
         yield (f"transformer_encoder-train-opset{opset}.onnx", "transformer_encoder",
