@@ -145,14 +145,12 @@ class FoldGemmOutputTranspose final : public RewritePattern {
         new_c ? rewriter.createInitializer(c->name() + "_transposed", std::move(*new_c)) : c;
     std::vector<ir::Value*> inputs = {gemm->input(1), gemm->input(0)};
     if (c_operand != nullptr) inputs.push_back(c_operand);
-    // The fused node is the Gemm, read transposed: it keeps the Gemm's name, or the Transpose's.
-    const std::string& name = !gemm->name().empty() ? gemm->name() : transpose.name();
-    ir::Node* fused = rewriter.replaceRootWithNewNode("Gemm", inputs);
+    // The fused node is the Gemm, read transposed: it takes the Gemm's name (or the Transpose's).
+    ir::Node* fused = rewriter.replaceRootWithNewNode("Gemm", inputs, "", gemm->name());
     rewriter.copyAttrs(*gemm, *fused, {"transA", "transB"});
     // B is read as the new A, transposed unless transB was set; A as the new B likewise.
     if (*trans_b == 0) rewriter.setIntAttr(*fused, "transA", 1);
     if (*trans_a == 0) rewriter.setIntAttr(*fused, "transB", 1);
-    if (!name.empty()) rewriter.modifyInPlace(*fused, [&](ir::Node& node) { node.setName(name); });
     return success();
   }
 

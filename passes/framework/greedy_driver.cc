@@ -213,6 +213,7 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
                            "; a pattern must change the IR if and only if it succeeds"));
         }
         if (outcome.failed()) continue;
+        rewriter.endRewrite();
         if (verifying) {
           return missed(described, absl::StrCat("let pattern '", pattern->name(), "' rewrite"));
         }

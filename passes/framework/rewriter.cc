@@ -146,6 +146,7 @@ LogicalResult PatternRewriter::match(const ir::Node& root,
     }
   }
   matched_root_ = offered_root_;
+  absorbed_.assign(absorbed.begin(), absorbed.end());
   return success();
 }
 
@@ -238,7 +239,18 @@ ir::Node* PatternRewriter::createNode(const std::string& op_type,
   const std::string& name_hint = !node_name_hint.empty() ? node_name_hint
                                  : !before->name().empty() ? before->name()
                                                            : op_type;
-  node->setName(model_.nodeNames().fresh(name_hint));
+  // An absorbed node goes with the rewrite (endRewrite() makes sure): its name can pass on.
+  const auto absorbed = std::find_if(absorbed_.begin(), absorbed_.end(), [&](const ir::Node* a) {
+    return !a->name().empty() && a->name() == name_hint;
+  });
+  const bool taken = std::any_of(names_taken_.begin(), names_taken_.end(),
+                                 [&](const auto& entry) { return entry.first->name() == name_hint; });
+  if (absorbed != absorbed_.end() && !taken) {
+    node->setName(name_hint);
+    names_taken_.emplace_back(node, *absorbed);
+  } else {
+    node->setName(model_.nodeNames().fresh(name_hint));
+  }
   created_.push_back(node);
   notifyChanged(*node);
   return node;
@@ -540,8 +552,23 @@ void PatternRewriter::beginPattern(const RewritePattern* pattern, ir::Node* root
   pattern_ = pattern;
   offered_root_ = root;
   matched_root_ = nullptr;
+  absorbed_.clear();
   created_.clear();
   created_initializers_.clear();
+  names_taken_.clear();
+}
+
+void PatternRewriter::endRewrite() {
+  for (const auto& [node, absorbed_node] : names_taken_) {
+    if (absorbed_node->isErased() || node->isErased()) continue;
+    ir::Node& absorbed = mutableNode(*absorbed_node);
+    if (!absorbed.hasUsedOutputs()) {
+      eraseDeadNode(absorbed);
+    } else {
+      node->setName(model_.nodeNames().fresh(node->name()));
+    }
+  }
+  names_taken_.clear();
 }
 
 }  // namespace onnxopt

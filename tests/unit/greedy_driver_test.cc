@@ -264,6 +264,52 @@ TEST(GreedyDriver, AReplacementTakesTheRootsNameAsItIs) {
   }
 }
 
+// Relu(Neg(x)) -> Sigmoid(x) named after the Neg it absorbs; with `keep_neg`, the Sigmoid
+// also reads the Neg, which then stays.
+class FoldNegIntoSigmoid final : public RewritePattern {
+ public:
+  explicit FoldNegIntoSigmoid(bool keep_neg)
+      : RewritePattern("fold-neg-into-sigmoid", {"Relu"}), keep_neg_(keep_neg) {}
+  LogicalResult matchAndRewrite(const ir::Node& relu, PatternRewriter& rewriter) const override {
+    const ir::Node* neg = relu.input(0)->producer();
+    if (neg == nullptr || !neg->is("Neg") || failed(rewriter.match(relu, {neg}))) {
+      return failure();
+    }
+    ir::Value* operand = keep_neg_ ? neg->output(0) : neg->input(0);
+    rewriter.replaceRootWithNewNode("Sigmoid", {operand}, "", neg->name());
+    return success();
+  }
+
+ private:
+  bool keep_neg_;
+};
+
+// A node named after a node the match absorbs takes its name as it is when the rewrite leaves
+// that node dead (it goes at once); when the absorbed node stays, the new one gets a fresh name.
+TEST(GreedyDriver, ANodeNamedAfterAnAbsorbedOneTakesItsNameOnlyIfItGoes) {
+  constexpr char kNegRelu[] = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+neg_relu (float[N] X) => (float[N] Y) {
+  n = Neg(X)
+  Y = Relu(n)
+}
+)";
+  for (const bool keep_neg : {false, true}) {
+    auto model = parseModel(kNegRelu);
+    findNode(model->graph(), "n")->setName("/layer/Neg");
+    RewritePatternSet patterns;
+    patterns.add<FoldNegIntoSigmoid>(keep_neg);
+    DriverRun run;
+    runDriver(*model, patterns, run);
+    ASSERT_TRUE(run.result.ok()) << run.result.status();
+    const ir::Node* sigmoid = model->graph().outputs()[0]->producer();
+    ASSERT_TRUE(sigmoid->is("Sigmoid"));
+    EXPECT_EQ(sigmoid->name(), keep_neg ? "/layer/Neg_1" : "/layer/Neg") << keep_neg;
+    EXPECT_EQ(model->graph().numNodes(), keep_neg ? 2u : 1u);
+    EXPECT_TRUE(ir::verify(*model).ok()) << ir::verify(*model);
+  }
+}
+
 // Relu(x) -> Relu<tag=7>(x), once.
 class TagRelu final : public RewritePattern {
  public:

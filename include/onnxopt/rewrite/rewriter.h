@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -96,7 +97,8 @@ class ONNXOPT_API PatternRewriter {
   // A new node before the match root, in its graph, with one fresh output per name hint (names
   // come from Model::valueNames(), so "Y" may become "Y_1"; a replaced value passes its name on,
   // see replaceAllUsesWith) and a fresh node name from Model::nodeNames(): `node_name_hint`, or
-  // the match root's name when it is empty.
+  // the match root's name when it is empty. A hint that names a node the match absorbs is taken
+  // as it is when the rewrite leaves that node dead (it is erased at the rewrite's end).
   ir::Node* createNode(const std::string& op_type, absl::Span<ir::Value* const> inputs,
                        absl::Span<const std::string> output_name_hints,
                        const std::string& domain = "", const std::string& node_name_hint = "");
@@ -168,6 +170,9 @@ class ONNXOPT_API PatternRewriter {
 
   // The driver calls this before offering `root` to `pattern`.
   void beginPattern(const RewritePattern* pattern, ir::Node* root);
+  // And this after a rewrite: an absorbed node whose name a new node took is erased when the
+  // rewrite left it dead, else the new node gets a fresh name (node names stay unique).
+  void endRewrite();
   uint64_t changeCount() const { return change_count_; }
   const absl::Status& error() const { return error_; }
   // Erases a node the driver found dead; not a pattern's change.
@@ -196,7 +201,10 @@ class ONNXOPT_API PatternRewriter {
   const RewritePattern* pattern_ = nullptr;
   ir::Node* offered_root_ = nullptr;
   ir::Node* matched_root_ = nullptr;  // set by a successful match()
+  std::vector<const ir::Node*> absorbed_;  // by the successful match()
   std::vector<ir::Node*> created_;    // nodes this rewrite created
+  // A created node named after an absorbed one, and that absorbed node.
+  std::vector<std::pair<ir::Node*, const ir::Node*>> names_taken_;
   std::vector<ir::Value*> created_initializers_;  // initializers this rewrite created
   uint64_t change_count_ = 0;
   absl::Status error_;
