@@ -563,6 +563,7 @@ void PatternRewriter::endRewrite() {
     if (absorbed_node->isErased() || node->isErased()) continue;
     ir::Node& absorbed = mutableNode(*absorbed_node);
     if (!absorbed.hasUsedOutputs()) {
+      if (context_.debugEnabled()) context_.debug(absl::StrCat("erased dead ", describe(absorbed)));
       eraseDeadNode(absorbed);
     } else {
       node->setName(model_.nodeNames().fresh(node->name()));

@@ -1,5 +1,6 @@
 #include "onnxopt/rewrite/greedy_driver.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -307,6 +308,11 @@ neg_relu (float[N] X) => (float[N] Y) {
     EXPECT_EQ(sigmoid->name(), keep_neg ? "/layer/Neg_1" : "/layer/Neg") << keep_neg;
     EXPECT_EQ(model->graph().numNodes(), keep_neg ? 2u : 1u);
     EXPECT_TRUE(ir::verify(*model).ok()) << ir::verify(*model);
+    const bool announced =
+        std::any_of(run.debug_lines.begin(), run.debug_lines.end(), [](const std::string& line) {
+          return line.find("erased dead node '/layer/Neg' (Neg)") != std::string::npos;
+        });
+    EXPECT_EQ(announced, !keep_neg) << "--debug tells of the erased Neg";
   }
 }
 
