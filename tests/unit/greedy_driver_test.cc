@@ -139,17 +139,18 @@ TEST(GreedyDriver, StopsWhenTheWorklistDrainsUnlessAskedToConfirm) {
   EXPECT_EQ(model->graph().numNodes(), 1u);
 }
 
-TEST(GreedyDriver, CreatedNodesAreNamedAfterTheHintOrTheRootAndNeverClash) {
-  constexpr char kNamed[] = R"(
+constexpr char kNegRelu[] = R"(
 <ir_version: 8, opset_import: ["" : 13]>
-named (float[N] X) => (float[N] Y) {
+neg_relu (float[N] X) => (float[N] Y) {
   n = Neg(X)
   Y = Relu(n)
 }
 )";
+
+TEST(GreedyDriver, CreatedNodesAreNamedAfterTheHintOrTheRootAndNeverClash) {
   for (const auto& [hint, expected] : std::vector<std::pair<std::string, std::string>>{
            {"fresh", "fresh"}, {"taken", "taken_1"}, {"", "act_1"}}) {
-    auto model = parseModel(kNamed);
+    auto model = parseModel(kNegRelu);
     findNode(model->graph(), "n")->setName("taken");
     findNode(model->graph(), "Y")->setName("act");
     RewritePatternSet patterns;
@@ -288,13 +289,6 @@ class FoldNegIntoSigmoid final : public RewritePattern {
 // A node named after a node the match absorbs takes its name as it is when the rewrite leaves
 // that node dead (it goes at once); when the absorbed node stays, the new one gets a fresh name.
 TEST(GreedyDriver, ANodeNamedAfterAnAbsorbedOneTakesItsNameOnlyIfItGoes) {
-  constexpr char kNegRelu[] = R"(
-<ir_version: 8, opset_import: ["" : 13]>
-neg_relu (float[N] X) => (float[N] Y) {
-  n = Neg(X)
-  Y = Relu(n)
-}
-)";
   for (const bool keep_neg : {false, true}) {
     auto model = parseModel(kNegRelu);
     findNode(model->graph(), "n")->setName("/layer/Neg");
