@@ -21,7 +21,7 @@ void ChangeJournal::recordUntracked(const ir::Model& model) {
   account(model);
 }
 
-std::optional<std::vector<ir::Node*>> ChangeJournal::touchedSince(Mark mark) const {
+const std::vector<ir::Node*>* ChangeJournal::touchedSince(Mark mark) const {
   if (!last_asked_ || last_asked_->mark != mark) last_asked_ = TouchedSinceMark{mark, mark, false, {}, {}};
   TouchedSinceMark& asked = *last_asked_;
   // Entries are main-graph nodes, so their ordinals index one flat table: a hash set of the
@@ -37,12 +37,12 @@ std::optional<std::vector<ir::Node*>> ChangeJournal::touchedSince(Mark mark) con
     asked.seen[node->ordinal()] = true;
     asked.nodes.push_back(node);
   }
-  if (asked.untracked) return std::nullopt;
+  if (asked.untracked) return nullptr;
   // An erased node is never touched again, so it can leave the list for good.
   asked.nodes.erase(std::remove_if(asked.nodes.begin(), asked.nodes.end(),
                                    [](const ir::Node* node) { return node->isErased(); }),
                     asked.nodes.end());
-  return asked.nodes;
+  return &asked.nodes;
 }
 
 AnalysisManager::AnalysisManager(ir::Model& model) : model_(model) {}

@@ -56,7 +56,7 @@ std::vector<ir::Node*> GreedyRewriteDriver::firstSeeds(ir::Model& model, Analysi
   const bool one_graph = model.numGraphs() == 1;
   const NodesByOp* listed = one_graph ? analyses.nodesByOp() : nullptr;
   if (listed != nullptr) {
-    std::optional<std::vector<ir::Node*>> touched = journal.touchedSince(listed->mark);
+    const std::vector<ir::Node*>* touched = journal.touchedSince(listed->mark);
     // Past a quarter of the model, listing the nodes afresh costs less than what follows.
     if (touched && touched->size() <= listed->num_nodes / 4) {
       // Each op's list is in list order already: merging them keeps it, in linear time.
@@ -257,10 +257,10 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
     result.iterations = iteration;
     if (iteration > 1) {
       seed(allNodes(model));
-    } else if (std::optional<std::vector<ir::Node*>> touched =
+    } else if (const std::vector<ir::Node*>* touched =
                    context_.revisitFrom() ? journal.touchedSince(context_.revisitFrom()->mark)
-                                          : std::nullopt) {
-      seed(context_.revisitFrom()->reads_types ? withDownstream(*std::move(touched)) : *touched);
+                                          : nullptr) {
+      seed(context_.revisitFrom()->reads_types ? withDownstream(*touched) : *touched);
     } else {
       seed(firstSeeds(model, analyses, journal));
     }

@@ -48,8 +48,9 @@ class ONNXOPT_API ChangeJournal {
     return entries_.size();
   }
   // The main-graph nodes touched after `mark`, not erased, each once, in the order of their
-  // first touch since; nullopt when an untracked change or a subgraph change happened since.
-  std::optional<std::vector<ir::Node*>> touchedSince(Mark mark) const;
+  // first touch since; null when an untracked change or a subgraph change happened since. The
+  // list is the journal's own (every pass of a round asks): valid until the next ask.
+  const std::vector<ir::Node*>* touchedSince(Mark mark) const;
 
  private:
   // Main-graph nodes live as long as the model, so the pointers never dangle; a subgraph may go,
