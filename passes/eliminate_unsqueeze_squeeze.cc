@@ -50,13 +50,6 @@ LogicalResult readAxes(const ir::Node& node, const ir::Node& root, PatternRewrit
   return success();
 }
 
-std::optional<std::vector<int64_t>> sortedAxes(const std::vector<int64_t>& axes,
-                                               std::optional<int64_t> rank) {
-  std::optional<std::vector<int64_t>> resolved = resolveAxes(axes, rank);
-  if (resolved) std::sort(resolved->begin(), resolved->end());
-  return resolved;
-}
-
 class ReadAroundUnsqueezeSqueeze final : public RewritePattern {
  public:
   ReadAroundUnsqueezeSqueeze() : RewritePattern("read-around-unsqueeze-squeeze", {"Squeeze", 1}) {}
@@ -86,8 +79,8 @@ class ReadAroundUnsqueezeSqueeze final : public RewritePattern {
       if (!shape) return rewriter.notifyMatchFailure(squeeze, "negative axes, and X's rank is not known");
       middle_rank = static_cast<int64_t>(shape->size() + inserted.values.size());
     }
-    std::optional<std::vector<int64_t>> a = sortedAxes(inserted.values, middle_rank);
-    std::optional<std::vector<int64_t>> b = sortedAxes(removed.values, middle_rank);
+    std::optional<std::vector<int64_t>> a = resolveAxesSorted(inserted.values, middle_rank);
+    std::optional<std::vector<int64_t>> b = resolveAxesSorted(removed.values, middle_rank);
     if (!a || !b) return rewriter.notifyMatchFailure(squeeze, "an axis is out of range or repeated");
     if (*a != *b) {
       return rewriter.notifyMatchFailure(squeeze, [&] {
@@ -118,7 +111,7 @@ class ReadAroundSqueezeUnsqueeze final : public RewritePattern {
     const auto rank = static_cast<int64_t>(shape->size());
     std::vector<int64_t> squeezed;
     if (removed.given) {
-      std::optional<std::vector<int64_t>> b = sortedAxes(removed.values, rank);
+      std::optional<std::vector<int64_t>> b = resolveAxesSorted(removed.values, rank);
       if (!b) return rewriter.notifyMatchFailure(unsqueeze, "an axis is out of range or repeated");
       squeezed = std::move(*b);
     } else {
@@ -143,7 +136,7 @@ class ReadAroundSqueezeUnsqueeze final : public RewritePattern {
     if (inserted.values.size() != squeezed.size()) {
       return rewriter.notifyMatchFailure(unsqueeze, "it does not restore X's rank");
     }
-    std::optional<std::vector<int64_t>> a = sortedAxes(inserted.values, rank);
+    std::optional<std::vector<int64_t>> a = resolveAxesSorted(inserted.values, rank);
     if (!a) return rewriter.notifyMatchFailure(unsqueeze, "an axis is out of range or repeated");
     if (*a != squeezed) {
       return rewriter.notifyMatchFailure(unsqueeze, [&] {

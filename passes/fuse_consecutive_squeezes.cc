@@ -64,10 +64,9 @@ class ComposeSqueezes final : public RewritePattern {
       input_rank = static_cast<int64_t>(shape->size());
       middle_rank = *input_rank - static_cast<int64_t>(a1->values->size());
     }
-    std::optional<std::vector<int64_t>> r1 = resolveAxes(*a1->values, input_rank);
+    std::optional<std::vector<int64_t>> r1 = resolveAxesSorted(*a1->values, input_rank);
     std::optional<std::vector<int64_t>> r2 = resolveAxes(*a2->values, middle_rank);
     if (!r1 || !r2) return rewriter.notifyMatchFailure(outer, "an axis is out of range or repeated");
-    std::sort(r1->begin(), r1->end());
     std::vector<int64_t> composed = *r1;
     for (int64_t axis : *r2) composed.push_back(axisSkipping(axis, *r1));
     std::sort(composed.begin(), composed.end());

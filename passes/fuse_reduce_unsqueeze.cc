@@ -4,7 +4,6 @@
 // output rank, which is r again: X's rank is needed only for negative axes and for a Reduce of
 // every axis (no axes, noop_with_empty_axes 0). See docs/passes/fuse-reduce-unsqueeze.md.
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -116,13 +115,11 @@ class FuseReduceKeepdims final : public RewritePattern {
     if (reduces_every_axis) {
       for (int64_t axis = 0; axis < *rank; ++axis) reduced.push_back(axis);
     }
-    std::optional<std::vector<int64_t>> removed = resolveAxes(reduced, rank);
-    std::optional<std::vector<int64_t>> restored = resolveAxes(unsqueezed, rank);
+    std::optional<std::vector<int64_t>> removed = resolveAxesSorted(reduced, rank);
+    std::optional<std::vector<int64_t>> restored = resolveAxesSorted(unsqueezed, rank);
     if (!removed || !restored) {
       return rewriter.notifyMatchFailure(unsqueeze, "an axis is out of range or repeated");
     }
-    std::sort(removed->begin(), removed->end());
-    std::sort(restored->begin(), restored->end());
     if (*removed != *restored) {
       return rewriter.notifyMatchFailure(unsqueeze, [&] {
         return absl::StrCat("it inserts axes [", absl::StrJoin(*restored, ", "),

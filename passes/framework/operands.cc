@@ -64,6 +64,13 @@ std::optional<std::vector<int64_t>> resolveAxes(absl::Span<const int64_t> axes,
   return resolved;
 }
 
+std::optional<std::vector<int64_t>> resolveAxesSorted(absl::Span<const int64_t> axes,
+                                                      std::optional<int64_t> rank) {
+  std::optional<std::vector<int64_t>> resolved = resolveAxes(axes, rank);
+  if (resolved) std::sort(resolved->begin(), resolved->end());
+  return resolved;
+}
+
 bool allNonNegative(absl::Span<const int64_t> axes) {
   return std::all_of(axes.begin(), axes.end(), [](int64_t axis) { return axis >= 0; });
 }

@@ -20,6 +20,11 @@ TEST(ResolveAxesTest, CountsNegativeAxesFromTheBack) {
   EXPECT_EQ(*resolveAxes({-1, 1, -3}, 3), (Ints{2, 1, 0}));
 }
 
+TEST(ResolveAxesTest, SortedGivesTheSetInAscendingOrder) {
+  EXPECT_EQ(*resolveAxesSorted({-1, 1, -3}, 3), (Ints{0, 1, 2}));
+  EXPECT_FALSE(resolveAxesSorted({1, -2}, 3)) << "a repeat is refused as by resolveAxes";
+}
+
 TEST(ResolveAxesTest, RefusesAxesOutOfRangeAndRepeats) {
   EXPECT_FALSE(resolveAxes({3}, 3));
   EXPECT_FALSE(resolveAxes({-4}, 3));

@@ -40,6 +40,9 @@ ONNXOPT_API void setAxesOperand(PatternRewriter& rewriter, const ir::Node& node,
 // themselves and a negative one to nullopt.
 ONNXOPT_API std::optional<std::vector<int64_t>> resolveAxes(absl::Span<const int64_t> axes,
                                                             std::optional<int64_t> rank);
+// resolveAxes, in ascending order: a set of axes, to compare with another.
+ONNXOPT_API std::optional<std::vector<int64_t>> resolveAxesSorted(absl::Span<const int64_t> axes,
+                                                                  std::optional<int64_t> rank);
 
 // Whether no axis is negative: they then need no rank to be resolved.
 ONNXOPT_API bool allNonNegative(absl::Span<const int64_t> axes);
