@@ -2,6 +2,7 @@
 // and bytes become one; readers of the others read the first. See
 // docs/passes/eliminate-duplicate-initializers.md.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -61,51 +62,64 @@ class EliminateDuplicateInitializers final : public Pass {
   }
 
  private:
-  // Returns how many initializers it removed. One walk in graph order, so the first of equal
-  // initializers is the one the others read, whatever the hashes (they differ between processes).
+  // Returns how many initializers it removed. Candidates are sorted by (hash, graph position),
+  // not bucketed in a hash map as big as the initializer list, whose random probes cost a cache
+  // miss per initializer. Within a run of equal hashes the first in graph order is the one the
+  // others read, whatever the hashes (they differ between processes).
   static int64_t mergeDuplicates(ir::Graph& graph, const absl::flat_hash_set<std::string>& bound,
                                  PassContext& context) {
     const std::vector<ir::Value*> initializers = graph.initializers();
-    std::vector<std::pair<ir::Value*, size_t>> fixed;
+    std::vector<std::pair<size_t, size_t>> fixed;  // (position, hash of type and dims)
     fixed.reserve(initializers.size());
     absl::flat_hash_map<size_t, int> with_signature;
-    for (ir::Value* initializer : initializers) {
-      if (!fixedValue(*initializer, bound)) continue;
-      fixed.emplace_back(initializer, signatureHash(*initializer));
+    for (size_t position = 0; position < initializers.size(); ++position) {
+      if (!fixedValue(*initializers[position], bound)) continue;
+      fixed.emplace_back(position, signatureHash(*initializers[position]));
       ++with_signature[fixed.back().second];
     }
     // Only initializers of a shared type and dims are read, each once to hash its elements and
     // again only to compare equal hashes: external data is never all in memory at once.
-    absl::flat_hash_map<std::pair<size_t, size_t>, absl::InlinedVector<ir::Value*, 1>> kept_by_hash;
-    kept_by_hash.reserve(fixed.size());
-    std::vector<std::pair<ir::Value*, ir::Value*>> duplicates;  // (duplicate, original)
-    for (const auto& [initializer, signature] : fixed) {
+    std::vector<std::pair<size_t, size_t>> candidates;  // (hash of all three, position)
+    for (const auto& [position, signature] : fixed) {
       if (with_signature[signature] < 2) continue;
-      const std::optional<ConstantView> read = readElements(*initializer);
+      const std::optional<ConstantView> read = readElements(*initializers[position]);
       if (!read) continue;
       // Strings have no bytes to compare: they are left alone too.
       std::string scratch;
       const std::optional<absl::string_view> bytes = elementBytes(read->proto(), &scratch);
       if (!bytes) continue;
-      absl::InlinedVector<ir::Value*, 1>& kept = kept_by_hash[{signature, absl::HashOf(*bytes)}];
-      ir::Value* original = nullptr;
-      for (ir::Value* candidate : kept) {
-        const std::optional<ConstantView> other = readElements(*candidate);
-        if (other && sameTensorContents(other->proto(), read->proto())) {
-          original = candidate;
-          break;
+      candidates.emplace_back(absl::HashOf(signature, *bytes), position);
+    }
+    std::sort(candidates.begin(), candidates.end());
+    std::vector<std::pair<size_t, ir::Value*>> duplicates;  // (duplicate's position, original)
+    for (size_t begin = 0, end = 0; begin < candidates.size(); begin = end) {
+      end = begin + 1;
+      while (end < candidates.size() && candidates[end].first == candidates[begin].first) ++end;
+      if (end - begin < 2) continue;
+      absl::InlinedVector<ir::Value*, 2> kept;
+      for (size_t index = begin; index < end; ++index) {
+        ir::Value* initializer = initializers[candidates[index].second];
+        const std::optional<ConstantView> read = readElements(*initializer);
+        ir::Value* original = nullptr;
+        for (ir::Value* candidate : kept) {
+          const std::optional<ConstantView> other = readElements(*candidate);
+          if (read && other && sameTensorContents(other->proto(), read->proto())) {
+            original = candidate;
+            break;
+          }
+        }
+        // A graph output keeps its name, so it stays; it may still be the one others read.
+        if (original == nullptr || initializer->isGraphOutput()) {
+          kept.push_back(initializer);
+        } else {
+          duplicates.emplace_back(candidates[index].second, original);
         }
       }
-      // A graph output keeps its name, so it stays; it may still be the one others read.
-      if (original == nullptr || initializer->isGraphOutput()) {
-        kept.push_back(initializer);
-      } else {
-        duplicates.emplace_back(initializer, original);
-      }
     }
-    for (const auto& [duplicate, original] : duplicates) {
-      replaceAllUsesRecorded(*duplicate, *original, context);
-      graph.removeInitializer(duplicate);
+    std::sort(duplicates.begin(), duplicates.end());
+    for (const auto& [position, original] : duplicates) {
+      replaceAllUsesRecorded(*initializers[position], *original, context);
+      graph.removeInitializer(initializers[position]);
     }
     return static_cast<int64_t>(duplicates.size());
   }
