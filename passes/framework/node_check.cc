@@ -166,11 +166,13 @@ constexpr AxisRule kAxisRules[] = {
 };
 
 absl::Status checkAxis(const ir::Node& node) {
+  // Most nodes have no axis: asking for it first spares them the op-type comparisons.
+  const ir::Attribute* axis = node.attr("axis");
+  if (axis == nullptr || axis->kind() != onnx::AttributeProto::INT) return absl::OkStatus();
   for (const AxisRule& rule : kAxisRules) {
     if (node.opType() != rule.op) continue;
-    const ir::Attribute* axis = node.attr("axis");
     const std::optional<int64_t> rank = declaredRank(node.input(0));
-    if (axis == nullptr || axis->kind() != onnx::AttributeProto::INT || !rank) break;
+    if (!rank) break;
     const int64_t high = rule.rank_inclusive ? *rank : *rank - 1;
     if (axis->i() < -*rank || axis->i() > high) {
       return malformed(node, absl::StrCat("axis ", axis->i(), " is outside [", -*rank, ", ", high,
