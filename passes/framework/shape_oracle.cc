@@ -66,6 +66,41 @@ bool everyShapeInputIsTyped(const onnx::GraphProto& graph, int64_t ir_version,
 }
 
 // Drops the value_info entries and the outputs' shapes of `graph` and its subgraphs.
+// Inference reads the data of rank-sized tensors only (shapes, axes, pads, scalars). Bigger
+// initializers of the main graph reach it as graph inputs of their type, without data: a copy
+// of every weight would take as much memory again as the model, for each inference. Not as
+// initializers without data, which libonnx would read as empty.
+constexpr int64_t kMaxElementsForInference = 4096;
+
+// `lent` (an export lending the IR's messages) copied into `copy`, the main graph's big
+// initializers declared as inputs instead.
+void copyForInference(onnx::ModelProto& lent, onnx::ModelProto* copy) {
+  google::protobuf::RepeatedPtrField<onnx::TensorProto>* initializers =
+      lent.mutable_graph()->mutable_initializer();
+  std::vector<onnx::TensorProto*> lent_initializers;
+  lent_initializers.reserve(initializers->size());
+  for (onnx::TensorProto& tensor : *initializers) lent_initializers.push_back(&tensor);
+  initializers->UnsafeArenaExtractSubrange(0, initializers->size(), nullptr);
+  copy->CopyFrom(lent);
+  for (onnx::TensorProto* tensor : lent_initializers) initializers->UnsafeArenaAddAllocated(tensor);
+
+  onnx::GraphProto* graph = copy->mutable_graph();
+  absl::flat_hash_set<absl::string_view> inputs;
+  for (const onnx::ValueInfoProto& input : graph->input()) inputs.insert(input.name());
+  for (const onnx::TensorProto* tensor : lent_initializers) {
+    const absl::StatusOr<int64_t> elements = ir::tensorElementCount(*tensor);
+    if (!elements.ok() || *elements <= kMaxElementsForInference) {
+      *graph->add_initializer() = *tensor;
+    } else if (!inputs.contains(tensor->name())) {
+      onnx::ValueInfoProto* input = graph->add_input();
+      input->set_name(tensor->name());
+      onnx::TypeProto::Tensor* type = input->mutable_type()->mutable_tensor_type();
+      type->set_elem_type(tensor->data_type());
+      for (int64_t dim : tensor->dims()) type->mutable_shape()->add_dim()->set_dim_value(dim);
+    }
+  }
+}
+
 void forgetDeclaredShapes(onnx::GraphProto& graph) {
   graph.clear_value_info();
   for (onnx::ValueInfoProto& output : *graph.mutable_output()) {
@@ -1230,7 +1265,7 @@ void ShapeOracle::runOnnxShapeInference() {
   // Inference writes into value_info; the IR's own value_info entries are lent, so take the
   // results into a copy of the graph structure first.
   onnx::ModelProto inferred;
-  inferred.CopyFrom(proto);
+  copyForInference(proto, &inferred);
   exporter.restore();
   // Inference from the graphs' inputs alone: a wrong value_info or output declaration would
   // otherwise flow into what it infers downstream.
