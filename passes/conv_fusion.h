@@ -32,18 +32,23 @@ inline const ir::Node* convProducerOf(const ir::Value* value) {
   return conv != nullptr ? conv : producerOf(value, "ConvTranspose");
 }
 
-// A Conv or ConvTranspose whose weight (and bias, if it has one) are constants, read as doubles.
+// A Conv or ConvTranspose whose weight (and bias, if it has one) are constants. The bias is read
+// as doubles; the weight only on demand, since a fusion that only changes the bias does not need
+// it, and a weight of millions of elements is read in doubles twice its size.
 struct FusableConv {
   const ir::Node* node = nullptr;
   bool transposed = false;
   int64_t group = 1;
   int32_t elem_type = 0;
   std::vector<int64_t> weight_dims;
-  std::vector<double> weight;
+  std::optional<ConstantView> weight;
   std::optional<std::vector<double>> bias;  // out_channels values
   int64_t out_channels = 0;
 
   int64_t rank() const { return static_cast<int64_t>(weight_dims.size()); }
+
+  // The weight's elements; nullopt when its data cannot be read.
+  std::optional<std::vector<double>> weightValues() const { return weight->asDoubles(); }
 
   // The output channel that weight element `e` (row-major) contributes to. Conv's weight is
   // [M, C/group, k...]: axis 0. ConvTranspose's is [C, M/group, k...]: input channel i belongs to
@@ -96,15 +101,12 @@ inline LogicalResult readFusableConv(const ir::Node& root, const ir::Node& conv,
   if (grouped_axis % *group != 0) {
     return decline(absl::StrCat("the weight's axis 0 (", grouped_axis, ") is not a multiple of group ", *group));
   }
-  std::optional<std::vector<double>> weight_values = w.asDoubles();
-  if (!weight_values) return decline("the weight's data cannot be read");
-
   out->node = &conv;
   out->transposed = transposed;
   out->group = *group;
   out->elem_type = w.elemType();
   out->weight_dims.assign(w.dims().begin(), w.dims().end());
-  out->weight = std::move(*weight_values);
+  out->weight = w;
   out->out_channels = transposed ? w.dims()[1] * *group : w.dims()[0];
   out->bias.reset();
 

@@ -32,13 +32,15 @@ class FoldAddIntoConvBias final : public RewritePattern {
       if (conv == nullptr) continue;
       const ir::Value* other = add.input(1 - i);
       if (other == nullptr) return failure();
-      FusableConv fusable;
-      if (failed(conv_fusion::readFusableConv(add, *conv, rewriter, &fusable))) return failure();
+      // The other operand first: it is rarely a constant (a residual Add, a gating Mul), and
+      // reading the Conv reads its weight, from disk for external data.
       absl::StatusOr<std::optional<ConstantView>> constant = readConstant(*other);
       if (!constant.ok()) return rewriter.emitError(add, constant.status());
       if (!*constant) {
         return rewriter.notifyMatchFailure(add, [&] { return absl::StrCat("'", other->name(), "' is not a constant"); });
       }
+      FusableConv fusable;
+      if (failed(conv_fusion::readFusableConv(add, *conv, rewriter, &fusable))) return failure();
       std::optional<std::vector<double>> per_channel =
           conv_fusion::perChannelValues(**constant, fusable.rank(), fusable.out_channels);
       if ((*constant)->elemType() != fusable.elem_type || !per_channel) {

@@ -48,7 +48,9 @@ class FoldBatchNormIntoConv final : public RewritePattern {
         return rewriter.notifyMatchFailure(bn, absl::StrCat("channel ", c, " has a shift that is not finite"));
       }
     }
-    std::vector<double> weight = std::move(fusable.weight);
+    std::optional<std::vector<double>> read_weight = fusable.weightValues();
+    if (!read_weight) return rewriter.notifyMatchFailure(bn, "the Conv's weight data cannot be read");
+    std::vector<double> weight = std::move(*read_weight);
     for (size_t e = 0; e < weight.size(); ++e) {
       weight[e] *= affine.s[static_cast<size_t>(fusable.outputChannelOf(static_cast<int64_t>(e)))];
     }

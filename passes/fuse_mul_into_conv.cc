@@ -32,13 +32,15 @@ class FoldMulIntoConvWeight final : public RewritePattern {
       if (conv == nullptr) continue;
       const ir::Value* other = mul.input(1 - i);
       if (other == nullptr) return failure();
-      FusableConv fusable;
-      if (failed(conv_fusion::readFusableConv(mul, *conv, rewriter, &fusable))) return failure();
+      // The other operand first: it is rarely a constant (a residual Add, a gating Mul), and
+      // reading the Conv reads its weight, from disk for external data.
       absl::StatusOr<std::optional<ConstantView>> constant = readConstant(*other);
       if (!constant.ok()) return rewriter.emitError(mul, constant.status());
       if (!*constant) {
         return rewriter.notifyMatchFailure(mul, [&] { return absl::StrCat("'", other->name(), "' is not a constant"); });
       }
+      FusableConv fusable;
+      if (failed(conv_fusion::readFusableConv(mul, *conv, rewriter, &fusable))) return failure();
       std::optional<std::vector<double>> scale =
           conv_fusion::perChannelValues(**constant, fusable.rank(), fusable.out_channels);
       if ((*constant)->elemType() != fusable.elem_type || !scale) {
@@ -48,7 +50,9 @@ class FoldMulIntoConvWeight final : public RewritePattern {
                               fusable.rank(), " output only");
         });
       }
-      std::vector<double> weight = std::move(fusable.weight);
+      std::optional<std::vector<double>> read_weight = fusable.weightValues();
+      if (!read_weight) return rewriter.notifyMatchFailure(mul, "the Conv's weight data cannot be read");
+      std::vector<double> weight = std::move(*read_weight);
       for (size_t e = 0; e < weight.size(); ++e) {
         weight[e] *= (*scale)[static_cast<size_t>(fusable.outputChannelOf(static_cast<int64_t>(e)))];
       }
