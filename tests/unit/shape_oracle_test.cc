@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "test_models.h"
 
 namespace onnxopt {
@@ -155,6 +156,32 @@ g (float[1,2,8,8] X, float[4,2,3,3] W) => (int64[N] S, float Y) <int64[4] c = {1
   ShapeOracle oracle(*model);
   const ir::Value& y = *model->graph().lastNode()->output(0);
   EXPECT_EQ(oracle.inferredTypeOf(y).shape(), shape({k(1), k(4), k(6), k(6)}));
+}
+
+// libonnx gets the main graph's initializers of more than 4096 elements as typed graph inputs
+// instead of copies of their data: it still infers from their types, and reads the data of the
+// small ones. Below IR 4 such an initializer is a graph input already.
+TEST(ShapeOracleTest, InferenceSeesBigInitializersByTypeAndSmallOnesByValue) {
+  const std::string weight = absl::StrCat(
+      "float[512,2,3,3] W = {", absl::StrJoin(std::vector<int>(512 * 2 * 3 * 3, 0), ", "), "}");
+  for (const bool weight_is_input : {false, true}) {
+    auto model = parseModel(absl::StrCat(
+        "<ir_version: ", weight_is_input ? 3 : 8, R"(, opset_import: ["" : 13]>
+g (float[1,2,8,8] X)", weight_is_input ? ", float[512,2,3,3] W" : "",
+        R"() => (float[A,B] Z) <)", weight, R"(, int64[2] c = {1, -1}> {
+  Y = Conv(X, W)
+  Z = Reshape(Y, c)
+}
+)"));
+    ASSERT_NE(model, nullptr);
+    ShapeOracle oracle(*model);
+    const ir::Value& z = *model->graph().lastNode()->output(0);
+    const ir::Value& y = *model->graph().lastNode()->input(0);
+    EXPECT_EQ(oracle.inferredTypeOf(y).shape(), shape({k(1), k(512), k(6), k(6)}))
+        << "IR " << (weight_is_input ? 3 : 8);
+    EXPECT_EQ(oracle.inferredTypeOf(z).shape(), shape({k(1), k(512 * 36)}))
+        << "IR " << (weight_is_input ? 3 : 8);
+  }
 }
 
 // libonnx, and the oracle's own rule for ConstantOfShape, take the output rank from the length of
