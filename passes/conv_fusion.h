@@ -50,17 +50,24 @@ struct FusableConv {
   // The weight's elements; nullopt when its data cannot be read.
   std::optional<std::vector<double>> weightValues() const { return weight->asDoubles(); }
 
-  // The output channel that weight element `e` (row-major) contributes to. Conv's weight is
-  // [M, C/group, k...]: axis 0. ConvTranspose's is [C, M/group, k...]: input channel i belongs to
-  // group i / (C/group), whose output channels are group * M/group + j for j along axis 1.
-  int64_t outputChannelOf(int64_t e) const {
+  // Multiplies each element of `weight` (row-major, weight_dims) by the scale of the output
+  // channel it contributes to. Conv's weight is [M, C/group, k...]: channel m is the run of
+  // elements at index m on axis 0. ConvTranspose's is [C, M/group, k...]: input channel i belongs
+  // to group i / (C/group), whose output channels are group * M/group + j for j along axis 1, so
+  // each run of kernel elements has its own channel.
+  void scaleByOutputChannel(absl::Span<const double> scale, std::vector<double>* weight) const {
     int64_t kernel = 1;
     for (size_t i = 2; i < weight_dims.size(); ++i) kernel *= weight_dims[i];
-    if (!transposed) return e / (weight_dims[1] * kernel);
     const int64_t per_group_out = weight_dims[1];
-    const int64_t in_channel = e / (per_group_out * kernel);
-    const int64_t j = (e / kernel) % per_group_out;
-    return (in_channel / (weight_dims[0] / group)) * per_group_out + j;
+    const int64_t run = transposed ? kernel : per_group_out * kernel;
+    const int64_t in_per_group = weight_dims[0] / group;
+    for (int64_t first = 0, r = 0; first < static_cast<int64_t>(weight->size()); first += run, ++r) {
+      const int64_t channel =
+          transposed ? (r / per_group_out / in_per_group) * per_group_out + r % per_group_out : r;
+      const double factor = scale[static_cast<size_t>(channel)];
+      double* run_begin = weight->data() + first;
+      for (int64_t e = 0; e < run; ++e) run_begin[e] *= factor;
+    }
   }
 };
 
@@ -203,24 +210,29 @@ inline bool roundsFinite(int32_t elem_type, absl::Span<const double> values) {
 inline onnx::TensorProto encode(int32_t elem_type, absl::Span<const int64_t> dims,
                                 absl::Span<const double> values) {
   std::string bytes;
-  auto append = [&bytes](const auto& element) {
-    bytes.append(reinterpret_cast<const char*>(&element), sizeof element);
-  };
-  for (double v : values) {
-    switch (elem_type) {
-      case onnx::TensorProto::DOUBLE:
-        append(v);
-        break;
-      case onnx::TensorProto::FLOAT:
-        append(static_cast<float>(v));
-        break;
-      case onnx::TensorProto::FLOAT16:
-        append(floatToHalf(roundToOddFloat(v)));
-        break;
-      default:  // BFLOAT16
-        append(floatToBfloat16(roundToOddFloat(v)));
-        break;
+  auto write = [&](auto convert) {
+    using Element = decltype(convert(0.0));
+    bytes.resize(values.size() * sizeof(Element));
+    char* out = bytes.data();
+    for (double v : values) {
+      const Element element = convert(v);
+      std::memcpy(out, &element, sizeof element);
+      out += sizeof element;
     }
+  };
+  switch (elem_type) {
+    case onnx::TensorProto::DOUBLE:
+      write([](double v) { return v; });
+      break;
+    case onnx::TensorProto::FLOAT:
+      write([](double v) { return static_cast<float>(v); });
+      break;
+    case onnx::TensorProto::FLOAT16:
+      write([](double v) { return floatToHalf(roundToOddFloat(v)); });
+      break;
+    default:  // BFLOAT16
+      write([](double v) { return floatToBfloat16(roundToOddFloat(v)); });
+      break;
   }
   return makeTensor(elem_type, dims, std::move(bytes));
 }

@@ -51,9 +51,7 @@ class FoldBatchNormIntoConv final : public RewritePattern {
     std::optional<std::vector<double>> read_weight = fusable.weightValues();
     if (!read_weight) return rewriter.notifyMatchFailure(bn, "the Conv's weight data cannot be read");
     std::vector<double> weight = std::move(*read_weight);
-    for (size_t e = 0; e < weight.size(); ++e) {
-      weight[e] *= affine.s[static_cast<size_t>(fusable.outputChannelOf(static_cast<int64_t>(e)))];
-    }
+    fusable.scaleByOutputChannel(affine.s, &weight);
     if (!conv_fusion::roundsFinite(fusable.elem_type, weight) ||
         !conv_fusion::roundsFinite(fusable.elem_type, bias)) {
       return rewriter.notifyMatchFailure(bn, [&] {

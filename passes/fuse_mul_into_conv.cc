@@ -53,9 +53,7 @@ class FoldMulIntoConvWeight final : public RewritePattern {
       std::optional<std::vector<double>> read_weight = fusable.weightValues();
       if (!read_weight) return rewriter.notifyMatchFailure(mul, "the Conv's weight data cannot be read");
       std::vector<double> weight = std::move(*read_weight);
-      for (size_t e = 0; e < weight.size(); ++e) {
-        weight[e] *= (*scale)[static_cast<size_t>(fusable.outputChannelOf(static_cast<int64_t>(e)))];
-      }
+      fusable.scaleByOutputChannel(*scale, &weight);
       std::optional<std::vector<double>> bias = fusable.bias;
       if (bias) {
         for (size_t c = 0; c < bias->size(); ++c) (*bias)[c] *= (*scale)[c];
