@@ -9,13 +9,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstdio>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <string>
 
 #include <benchmark/benchmark.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "bench_util.h"
 #include "google/protobuf/arena.h"
 #include "onnxopt/ir/serialization.h"
@@ -171,8 +176,7 @@ void fail(benchmark::State& state, const absl::Status& status) {
 }
 
 // The floor: protobuf's own parse + serialize of the same bytes.
-void BM_Floor(benchmark::State& state, Shape shape) {
-  const std::string& bytes = cachedModel(shape, state.range(0));
+void timeFloor(benchmark::State& state, const std::string& bytes) {
   const int64_t faults_before = minorPageFaults();
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
@@ -185,8 +189,12 @@ void BM_Floor(benchmark::State& state, Shape shape) {
     }
     state.SetIterationTime(seconds(start));
   }
-  countNsPerNode(state);
   countPageFaults(state, faults_before);
+}
+
+void BM_Floor(benchmark::State& state, Shape shape) {
+  timeFloor(state, cachedModel(shape, state.range(0)));
+  countNsPerNode(state);
 }
 
 // The floor as a loader on an arena pays it: the parse on an arena of 64 KiB blocks (as a
@@ -214,8 +222,7 @@ void BM_ArenaFloor(benchmark::State& state, Shape shape) {
 
 // What `onnx-opt -O1` does between reading and writing the file. The counters split the time
 // into its phases (milliseconds per run), to show where a ratio to the floor comes from.
-void BM_WholeO1(benchmark::State& state, Shape shape) {
-  const std::string& bytes = cachedModel(shape, state.range(0));
+void timeWholeO1(benchmark::State& state, const std::string& bytes) {
   double load = 0, verify = 0, pipeline = 0, save = 0, destroy = 0;
   const int64_t faults_before = minorPageFaults();
   for (auto _ : state) {
@@ -244,7 +251,6 @@ void BM_WholeO1(benchmark::State& state, Shape shape) {
     lap(destroy);
     state.SetIterationTime(seconds(run_start));
   }
-  countNsPerNode(state);
   const auto per_run = benchmark::Counter::kAvgIterations;
   state.counters["load_ms"] = benchmark::Counter(load, per_run);
   state.counters["verify_ms"] = benchmark::Counter(verify, per_run);
@@ -252,6 +258,11 @@ void BM_WholeO1(benchmark::State& state, Shape shape) {
   state.counters["save_ms"] = benchmark::Counter(save, per_run);
   state.counters["destroy_ms"] = benchmark::Counter(destroy, per_run);
   countPageFaults(state, faults_before);
+}
+
+void BM_WholeO1(benchmark::State& state, Shape shape) {
+  timeWholeO1(state, cachedModel(shape, state.range(0)));
+  countNsPerNode(state);
 }
 
 // The pipeline alone (the driver's cost), model loading excluded.
@@ -392,7 +403,42 @@ BENCHMARK_CAPTURE(BM_Floor, nothing_to_rewrite, Shape::kNothingToRewrite)->Apply
 BENCHMARK_CAPTURE(BM_WholeO1, nothing_to_rewrite, Shape::kNothingToRewrite)->Apply(sizes);
 BENCHMARK_CAPTURE(BM_PipelineOnly, nothing_to_rewrite, Shape::kNothingToRewrite)->Apply(sizes);
 
+// BM_Floor and BM_WholeO1 of each model file in ONNXOPT_BENCH_MODELS (paths separated by
+// commas), so that users can measure their own models against the floor. False, having said
+// why, when a file cannot be read.
+bool registerModelFiles() {
+  const char* models = std::getenv("ONNXOPT_BENCH_MODELS");
+  if (models == nullptr) return true;
+  for (absl::string_view path : absl::StrSplit(models, ',', absl::SkipEmpty())) {
+    std::ifstream file{std::string(path), std::ios::binary};
+    auto bytes = std::make_shared<std::string>(std::istreambuf_iterator<char>(file),
+                                               std::istreambuf_iterator<char>());
+    if (!file) {
+      std::fprintf(stderr, "pass_benchmarks: ONNXOPT_BENCH_MODELS: cannot read %s\n",
+                   std::string(path).c_str());
+      return false;
+    }
+    const std::string name = absl::StrCat("file:", path);
+    benchmark::RegisterBenchmark(("BM_Floor/" + name).c_str(),
+                                 [bytes](benchmark::State& state) { timeFloor(state, *bytes); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("BM_WholeO1/" + name).c_str(),
+                                 [bytes](benchmark::State& state) { timeWholeO1(state, *bytes); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  return true;
+}
+
 }  // namespace
 }  // namespace onnxopt::bench
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  if (!onnxopt::bench::registerModelFiles()) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
