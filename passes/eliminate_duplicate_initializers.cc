@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -38,6 +39,37 @@ std::optional<ConstantView> readElements(const ir::Value& initializer) {
   return *std::move(view);
 }
 
+// How much of each end of an initializer's bytes hashOfElements reads for kEndBytes.
+constexpr size_t kEndBytes = 64;
+constexpr size_t kAllBytes = std::numeric_limits<size_t>::max();
+
+// A hash of the initializer's size and the first and last `end_bytes` of its elements (all of
+// them when they are fewer than twice that); nullopt when they cannot be read (as readElements)
+// or have no bytes (strings): such initializers are left alone.
+std::optional<size_t> hashOfElements(const ir::Value& initializer, size_t end_bytes) {
+  const std::optional<ConstantView> read = readElements(initializer);
+  if (!read) return std::nullopt;
+  std::string scratch;
+  const std::optional<absl::string_view> bytes = elementBytes(read->proto(), &scratch);
+  if (!bytes) return std::nullopt;
+  if (bytes->size() / 2 < end_bytes) return absl::HashOf(*bytes);
+  return absl::HashOf(bytes->size(), bytes->substr(0, end_bytes),
+                      bytes->substr(bytes->size() - end_bytes));
+}
+
+// Sorts `keyed` ((hash, position) pairs) and calls fn with each run of two or more equal hashes,
+// in position order within the run. Sorting, not bucketing in a hash map as big as the
+// initializer list: its random probes would cost a cache miss per initializer.
+template <typename Fn>
+void forEachRunOfEqualHashes(std::vector<std::pair<size_t, size_t>>& keyed, Fn&& fn) {
+  std::sort(keyed.begin(), keyed.end());
+  for (size_t begin = 0, end = 0; begin < keyed.size(); begin = end) {
+    end = begin + 1;
+    while (end < keyed.size() && keyed[end].first == keyed[begin].first) ++end;
+    if (end - begin >= 2) fn(absl::MakeConstSpan(keyed).subspan(begin, end - begin));
+  }
+}
+
 // Whether the initializer's value is fixed: a graph input's may be fed by the caller, and one
 // training binds is updated by training. Neither is read through another, nor replaces another.
 bool fixedValue(const ir::Value& initializer, const absl::flat_hash_set<std::string>& bound) {
@@ -62,10 +94,8 @@ class EliminateDuplicateInitializers final : public Pass {
   }
 
  private:
-  // Returns how many initializers it removed. Candidates are sorted by (hash, graph position),
-  // not bucketed in a hash map as big as the initializer list, whose random probes cost a cache
-  // miss per initializer. Within a run of equal hashes the first in graph order is the one the
-  // others read, whatever the hashes (they differ between processes).
+  // Returns how many initializers it removed. Within a run of equal contents the first in graph
+  // order is the one the others read, whatever the hashes (they differ between processes).
   static int64_t mergeDuplicates(ir::Graph& graph, const absl::flat_hash_set<std::string>& bound,
                                  PassContext& context) {
     const std::vector<ir::Value*> initializers = graph.initializers();
@@ -77,45 +107,46 @@ class EliminateDuplicateInitializers final : public Pass {
       fixed.emplace_back(position, signatureHash(*initializers[position]));
       ++with_signature[fixed.back().second];
     }
-    // Only initializers of a shared type and dims are read, each once to hash its elements and
-    // again only to compare equal hashes: external data is never all in memory at once.
-    std::vector<std::pair<size_t, size_t>> candidates;  // (hash of all three, position)
+    // Only initializers of a shared type and dims are read, one at a time (external data is
+    // never all in memory at once), and only their ends are hashed: trained weights differ
+    // there, so the whole bytes are hashed only where the ends are alike.
+    std::vector<std::pair<size_t, size_t>> by_ends;  // (hash of type, dims and ends, position)
     for (const auto& [position, signature] : fixed) {
       if (with_signature[signature] < 2) continue;
-      const std::optional<ConstantView> read = readElements(*initializers[position]);
-      if (!read) continue;
-      // Strings have no bytes to compare: they are left alone too.
-      std::string scratch;
-      const std::optional<absl::string_view> bytes = elementBytes(read->proto(), &scratch);
-      if (!bytes) continue;
-      candidates.emplace_back(absl::HashOf(signature, *bytes), position);
-    }
-    std::sort(candidates.begin(), candidates.end());
-    std::vector<std::pair<size_t, ir::Value*>> duplicates;  // (duplicate's position, original)
-    for (size_t begin = 0, end = 0; begin < candidates.size(); begin = end) {
-      end = begin + 1;
-      while (end < candidates.size() && candidates[end].first == candidates[begin].first) ++end;
-      if (end - begin < 2) continue;
-      absl::InlinedVector<ir::Value*, 2> kept;
-      for (size_t index = begin; index < end; ++index) {
-        ir::Value* initializer = initializers[candidates[index].second];
-        const std::optional<ConstantView> read = readElements(*initializer);
-        ir::Value* original = nullptr;
-        for (ir::Value* candidate : kept) {
-          const std::optional<ConstantView> other = readElements(*candidate);
-          if (read && other && sameTensorContents(other->proto(), read->proto())) {
-            original = candidate;
-            break;
-          }
-        }
-        // A graph output keeps its name, so it stays; it may still be the one others read.
-        if (original == nullptr || initializer->isGraphOutput()) {
-          kept.push_back(initializer);
-        } else {
-          duplicates.emplace_back(candidates[index].second, original);
-        }
+      if (std::optional<size_t> hash = hashOfElements(*initializers[position], kEndBytes)) {
+        by_ends.emplace_back(absl::HashOf(signature, *hash), position);
       }
     }
+    std::vector<std::pair<size_t, ir::Value*>> duplicates;  // (duplicate's position, original)
+    forEachRunOfEqualHashes(by_ends, [&](absl::Span<const std::pair<size_t, size_t>> alike) {
+      std::vector<std::pair<size_t, size_t>> by_bytes;  // (hash of the bytes, position)
+      for (const auto& [ends, position] : alike) {
+        if (std::optional<size_t> hash = hashOfElements(*initializers[position], kAllBytes)) {
+          by_bytes.emplace_back(*hash, position);
+        }
+      }
+      forEachRunOfEqualHashes(by_bytes, [&](absl::Span<const std::pair<size_t, size_t>> same) {
+        absl::InlinedVector<ir::Value*, 2> kept;
+        for (const auto& [hash, position] : same) {
+          ir::Value* initializer = initializers[position];
+          const std::optional<ConstantView> read = readElements(*initializer);
+          ir::Value* original = nullptr;
+          for (ir::Value* candidate : kept) {
+            const std::optional<ConstantView> other = readElements(*candidate);
+            if (read && other && sameTensorContents(other->proto(), read->proto())) {
+              original = candidate;
+              break;
+            }
+          }
+          // A graph output keeps its name, so it stays; it may still be the one others read.
+          if (original == nullptr || initializer->isGraphOutput()) {
+            kept.push_back(initializer);
+          } else {
+            duplicates.emplace_back(position, original);
+          }
+        }
+      });
+    });
     std::sort(duplicates.begin(), duplicates.end());
     for (const auto& [position, original] : duplicates) {
       replaceAllUsesRecorded(*initializers[position], *original, context);
