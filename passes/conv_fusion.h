@@ -33,8 +33,9 @@ inline const ir::Node* convProducerOf(const ir::Value* value) {
 }
 
 // A Conv or ConvTranspose whose weight (and bias, if it has one) are constants. The bias is read
-// as doubles; the weight only on demand, since a fusion that only changes the bias does not need
-// it, and a weight of millions of elements is read in doubles twice its size.
+// as doubles; the weight is read only by scaledWeight, element by element: a fusion that only
+// changes the bias does not need it, and a weight of millions of elements would take twice its
+// size in doubles.
 struct FusableConv {
   const ir::Node* node = nullptr;
   bool transposed = false;
@@ -47,26 +48,21 @@ struct FusableConv {
 
   int64_t rank() const { return static_cast<int64_t>(weight_dims.size()); }
 
-  // The weight's elements; nullopt when its data cannot be read.
-  std::optional<std::vector<double>> weightValues() const { return weight->asDoubles(); }
-
-  // Multiplies each element of `weight` (row-major, weight_dims) by the scale of the output
-  // channel it contributes to. Conv's weight is [M, C/group, k...]: channel m is the run of
-  // elements at index m on axis 0. ConvTranspose's is [C, M/group, k...]: input channel i belongs
-  // to group i / (C/group), whose output channels are group * M/group + j for j along axis 1, so
-  // each run of kernel elements has its own channel.
-  void scaleByOutputChannel(absl::Span<const double> scale, std::vector<double>* weight) const {
+  // Calls fn(channel, first, count) for each run of `count` weight elements (row-major, from
+  // `first`) that contribute to one output channel. Conv's weight is [M, C/group, k...]: channel
+  // m is the run at index m on axis 0. ConvTranspose's is [C, M/group, k...]: input channel i
+  // belongs to group i / (C/group), whose output channels are group * M/group + j for j along
+  // axis 1, so each run of kernel elements has its own channel.
+  template <typename Fn>
+  void forEachChannelRun(int64_t num_elements, Fn&& fn) const {
     int64_t kernel = 1;
     for (size_t i = 2; i < weight_dims.size(); ++i) kernel *= weight_dims[i];
     const int64_t per_group_out = weight_dims[1];
     const int64_t run = transposed ? kernel : per_group_out * kernel;
     const int64_t in_per_group = weight_dims[0] / group;
-    for (int64_t first = 0, r = 0; first < static_cast<int64_t>(weight->size()); first += run, ++r) {
-      const int64_t channel =
-          transposed ? (r / per_group_out / in_per_group) * per_group_out + r % per_group_out : r;
-      const double factor = scale[static_cast<size_t>(channel)];
-      double* run_begin = weight->data() + first;
-      for (int64_t e = 0; e < run; ++e) run_begin[e] *= factor;
+    for (int64_t first = 0, r = 0; first < num_elements; first += run, ++r) {
+      fn(transposed ? (r / per_group_out / in_per_group) * per_group_out + r % per_group_out : r,
+         first, run);
     }
   }
 };
@@ -237,19 +233,96 @@ inline onnx::TensorProto encode(int32_t elem_type, absl::Span<const int64_t> dim
   return makeTensor(elem_type, dims, std::move(bytes));
 }
 
+namespace detail {
+// The weight's elements of type Stored (decoded to double by `decode`), each times its channel's
+// scale and rounded by `round` (nullopt for a result that is not finite), as bytes.
+template <typename Stored, typename Decode, typename Round>
+std::optional<std::string> scaleElements(const FusableConv& conv, absl::string_view bytes,
+                                         absl::Span<const double> scale, Decode decode,
+                                         Round round) {
+  const int64_t count = static_cast<int64_t>(bytes.size() / sizeof(Stored));
+  std::string out(bytes.size(), '\0');
+  bool finite = true;
+  conv.forEachChannelRun(count, [&](int64_t channel, int64_t first, int64_t run) {
+    const double factor = scale[static_cast<size_t>(channel)];
+    for (int64_t e = first; e < first + run && finite; ++e) {
+      Stored element;
+      std::memcpy(&element, bytes.data() + e * sizeof(Stored), sizeof element);
+      const std::optional<Stored> scaled = round(decode(element) * factor);
+      finite = scaled.has_value();
+      if (finite) std::memcpy(out.data() + e * sizeof(Stored), &*scaled, sizeof(Stored));
+    }
+  });
+  if (!finite) return std::nullopt;
+  return out;
+}
+}  // namespace detail
+
+// The Conv's weight with each element multiplied, in double, by the scale of its output channel
+// and rounded once to the weight's type, as encode() rounds; nullopt when the weight's data
+// cannot be read or a product does not stay finite once rounded (as roundsFinite).
+inline std::optional<onnx::TensorProto> scaledWeight(const FusableConv& conv,
+                                                     absl::Span<const double> scale) {
+  std::string scratch;
+  const std::optional<absl::string_view> bytes = elementBytes(conv.weight->proto(), &scratch);
+  if (!bytes) return std::nullopt;
+  std::optional<std::string> scaled;
+  switch (conv.elem_type) {
+    case onnx::TensorProto::DOUBLE:
+      scaled = detail::scaleElements<double>(
+          conv, *bytes, scale, [](double v) { return v; },
+          [](double v) { return std::isfinite(v) ? std::optional<double>(v) : std::nullopt; });
+      break;
+    case onnx::TensorProto::FLOAT:
+      // At or past the midpoint between float's largest and 2^128 it rounds to infinity (and
+      // converting it is undefined behaviour in C++).
+      scaled = detail::scaleElements<float>(
+          conv, *bytes, scale, [](float v) { return static_cast<double>(v); },
+          [](double v) {
+            return std::isfinite(v) && std::fabs(v) < 0x1.ffffffp127
+                       ? std::optional<float>(static_cast<float>(v))
+                       : std::nullopt;
+          });
+      break;
+    case onnx::TensorProto::FLOAT16:
+      scaled = detail::scaleElements<uint16_t>(
+          conv, *bytes, scale, [](uint16_t bits) { return static_cast<double>(halfToFloat(bits)); },
+          [](double v) -> std::optional<uint16_t> {
+            if (!std::isfinite(v)) return std::nullopt;
+            const uint16_t bits = floatToHalf(roundToOddFloat(v));
+            if (!std::isfinite(halfToFloat(bits))) return std::nullopt;
+            return bits;
+          });
+      break;
+    default:  // BFLOAT16
+      scaled = detail::scaleElements<uint16_t>(
+          conv, *bytes, scale,
+          [](uint16_t bits) { return static_cast<double>(bfloat16ToFloat(bits)); },
+          [](double v) -> std::optional<uint16_t> {
+            if (!std::isfinite(v)) return std::nullopt;
+            const uint16_t bits = floatToBfloat16(roundToOddFloat(v));
+            if (!std::isfinite(bfloat16ToFloat(bits))) return std::nullopt;
+            return bits;
+          });
+      break;
+  }
+  if (!scaled) return std::nullopt;
+  return makeTensor(conv.elem_type, conv.weight_dims, *std::move(scaled));
+}
+
 // The rewrite, after a successful rewriter.match(root, {conv.node}): the Conv reads the new
 // weight (when given) and bias (when given), new initializers in the root's graph (the old ones
 // stay for any other readers), and its output takes the place of the root's.
 inline void rewriteConv(const ir::Node& root, const FusableConv& conv,
-                        const std::vector<double>* weight, const std::vector<double>* bias,
+                        std::optional<onnx::TensorProto> weight, const std::vector<double>* bias,
                         PatternRewriter& rewriter) {
   const ir::Node& node = *conv.node;
   const std::string bias_hint = node.input(2) != nullptr
                                     ? absl::StrCat(node.input(2)->name(), "_fused")
                                     : absl::StrCat(node.input(1)->name(), "_bias");
-  if (weight != nullptr) {
+  if (weight) {
     ir::Value* w = rewriter.createInitializer(absl::StrCat(node.input(1)->name(), "_fused"),
-                                              encode(conv.elem_type, conv.weight_dims, *weight));
+                                              *std::move(weight));
     rewriter.setInput(node, 1, w);
   }
   if (bias != nullptr) {

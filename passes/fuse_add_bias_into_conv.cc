@@ -63,7 +63,7 @@ class FoldAddIntoConvBias final : public RewritePattern {
         return rewriter.notifyMatchFailure(add, "the Conv's output cannot take the place of the sum");
       }
       if (failed(rewriter.match(add, {conv}))) return failure();
-      conv_fusion::rewriteConv(add, fusable, nullptr, &bias, rewriter);
+      conv_fusion::rewriteConv(add, fusable, std::nullopt, &bias, rewriter);
       return success();
     }
     return failure();

@@ -48,12 +48,8 @@ class FoldBatchNormIntoConv final : public RewritePattern {
         return rewriter.notifyMatchFailure(bn, absl::StrCat("channel ", c, " has a shift that is not finite"));
       }
     }
-    std::optional<std::vector<double>> read_weight = fusable.weightValues();
-    if (!read_weight) return rewriter.notifyMatchFailure(bn, "the Conv's weight data cannot be read");
-    std::vector<double> weight = std::move(*read_weight);
-    fusable.scaleByOutputChannel(affine.s, &weight);
-    if (!conv_fusion::roundsFinite(fusable.elem_type, weight) ||
-        !conv_fusion::roundsFinite(fusable.elem_type, bias)) {
+    std::optional<onnx::TensorProto> weight = conv_fusion::scaledWeight(fusable, affine.s);
+    if (!weight || !conv_fusion::roundsFinite(fusable.elem_type, bias)) {
       return rewriter.notifyMatchFailure(bn, [&] {
         return absl::StrCat("a fused weight or bias overflows ", ir::elemTypeName(fusable.elem_type));
       });
@@ -63,7 +59,7 @@ class FoldBatchNormIntoConv final : public RewritePattern {
     }
     if (failed(rewriter.match(bn, {conv}))) return failure();
 
-    conv_fusion::rewriteConv(bn, fusable, &weight, &bias, rewriter);
+    conv_fusion::rewriteConv(bn, fusable, std::move(weight), &bias, rewriter);
     return success();
   }
 };

@@ -50,16 +50,12 @@ class FoldMulIntoConvWeight final : public RewritePattern {
                               fusable.rank(), " output only");
         });
       }
-      std::optional<std::vector<double>> read_weight = fusable.weightValues();
-      if (!read_weight) return rewriter.notifyMatchFailure(mul, "the Conv's weight data cannot be read");
-      std::vector<double> weight = std::move(*read_weight);
-      fusable.scaleByOutputChannel(*scale, &weight);
+      std::optional<onnx::TensorProto> weight = conv_fusion::scaledWeight(fusable, *scale);
       std::optional<std::vector<double>> bias = fusable.bias;
       if (bias) {
         for (size_t c = 0; c < bias->size(); ++c) (*bias)[c] *= (*scale)[c];
       }
-      if (!conv_fusion::roundsFinite(fusable.elem_type, weight) ||
-          (bias && !conv_fusion::roundsFinite(fusable.elem_type, *bias))) {
+      if (!weight || (bias && !conv_fusion::roundsFinite(fusable.elem_type, *bias))) {
         return rewriter.notifyMatchFailure(mul, [&] {
           return absl::StrCat("a scaled weight or bias overflows ", ir::elemTypeName(fusable.elem_type));
         });
@@ -68,7 +64,7 @@ class FoldMulIntoConvWeight final : public RewritePattern {
         return rewriter.notifyMatchFailure(mul, "the Conv's output cannot take the place of the product");
       }
       if (failed(rewriter.match(mul, {conv}))) return failure();
-      conv_fusion::rewriteConv(mul, fusable, &weight, bias ? &*bias : nullptr, rewriter);
+      conv_fusion::rewriteConv(mul, fusable, std::move(weight), bias ? &*bias : nullptr, rewriter);
       return success();
     }
     return failure();
