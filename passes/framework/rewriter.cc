@@ -501,6 +501,7 @@ void PatternRewriter::setInput(const ir::Node& node_ref, size_t index, ir::Value
     node.setInput(index, value);
   }
   pushProducer(old);
+  if (old != nullptr && old->isInitializer()) replaced_operands_.push_back(old);
   notifyChanged(node);
 }
 
@@ -556,6 +557,7 @@ void PatternRewriter::beginPattern(const RewritePattern* pattern, ir::Node* root
   created_.clear();
   created_initializers_.clear();
   names_taken_.clear();
+  replaced_operands_.clear();
 }
 
 void PatternRewriter::endRewrite() {
@@ -570,6 +572,9 @@ void PatternRewriter::endRewrite() {
     }
   }
   names_taken_.clear();
+  for (const ir::Value* operand : replaced_operands_) dropIfUnreadInitializer(operand);
+  replaced_operands_.clear();
+  journal_.account(model_);
 }
 
 }  // namespace onnxopt

@@ -732,11 +732,17 @@ class Graph:
         return self.continue_or_output(y, cur)
 
     def motif_identity(self, cur):
-        """Identity chains (one made a graph output, whose name must stay) and Dropouts:
-        inference ones (opsets 7-11; 12+ without training_mode or with a constant false), their
-        masks read, and near misses: training_mode a graph input (ratio 0 keeps it exact)."""
+        """Identity chains (one made a graph output, whose name must stay), an unused weight, and
+        Dropouts: inference ones (opsets 7-11; 12+ without training_mode or with a constant
+        false), their masks read, and near misses: training_mode a graph input (ratio 0 keeps it
+        exact)."""
         m, k = self.shape[cur]
         self.motifs.append('identity')
+        if self.chance(0.3):
+            # A weight the model does not read (exports keep unused parameters): only
+            # eliminate-dead-nodes removes it, since the rewriter drops the weights rewrites
+            # leave unread and the rewrite driver the dead nodes it meets.
+            self.constant([3], where='initializer')
         if self.chance(0.4):
             y = cur
             for _ in range(self.rng.randint(1, 3)):

@@ -171,7 +171,8 @@ class ONNXOPT_API PatternRewriter {
   // The driver calls this before offering `root` to `pattern`.
   void beginPattern(const RewritePattern* pattern, ir::Node* root);
   // And this after a rewrite: an absorbed node whose name a new node took is erased when the
-  // rewrite left it dead, else the new node gets a fresh name (node names stay unique).
+  // rewrite left it dead, else the new node gets a fresh name (node names stay unique); a
+  // weight setInput() replaced goes when the rewrite left it unread.
   void endRewrite();
   uint64_t changeCount() const { return change_count_; }
   const absl::Status& error() const { return error_; }
@@ -206,6 +207,9 @@ class ONNXOPT_API PatternRewriter {
   // A created node named after an absorbed one, and that absorbed node.
   std::vector<std::pair<ir::Node*, const ir::Node*>> names_taken_;
   std::vector<ir::Value*> created_initializers_;  // initializers this rewrite created
+  // Operands setInput() replaced: an initializer among them that the finished rewrite left
+  // unread goes at its end, as one an erase left unread.
+  std::vector<const ir::Value*> replaced_operands_;
   uint64_t change_count_ = 0;
   absl::Status error_;
 };
