@@ -256,6 +256,22 @@ std::optional<std::string> scaleElements(const FusableConv& conv, absl::string_v
   if (!finite) return std::nullopt;
   return out;
 }
+
+// scaleElements for float16 or bfloat16 (bits to float and back): rounded through round-to-odd
+// float, so that the result is the one rounding of the double.
+template <typename ToFloat, typename FromFloat>
+std::optional<std::string> scaleSixteenBitFloats(const FusableConv& conv, absl::string_view bytes,
+                                                 absl::Span<const double> scale, ToFloat to_float,
+                                                 FromFloat from_float) {
+  return scaleElements<uint16_t>(
+      conv, bytes, scale, [&](uint16_t bits) { return static_cast<double>(to_float(bits)); },
+      [&](double v) -> std::optional<uint16_t> {
+        if (!std::isfinite(v)) return std::nullopt;
+        const uint16_t bits = from_float(roundToOddFloat(v));
+        if (!std::isfinite(to_float(bits))) return std::nullopt;
+        return bits;
+      });
+}
 }  // namespace detail
 
 // The Conv's weight with each element multiplied, in double, by the scale of its output channel
@@ -285,25 +301,10 @@ inline std::optional<onnx::TensorProto> scaledWeight(const FusableConv& conv,
           });
       break;
     case onnx::TensorProto::FLOAT16:
-      scaled = detail::scaleElements<uint16_t>(
-          conv, *bytes, scale, [](uint16_t bits) { return static_cast<double>(halfToFloat(bits)); },
-          [](double v) -> std::optional<uint16_t> {
-            if (!std::isfinite(v)) return std::nullopt;
-            const uint16_t bits = floatToHalf(roundToOddFloat(v));
-            if (!std::isfinite(halfToFloat(bits))) return std::nullopt;
-            return bits;
-          });
+      scaled = detail::scaleSixteenBitFloats(conv, *bytes, scale, halfToFloat, floatToHalf);
       break;
     default:  // BFLOAT16
-      scaled = detail::scaleElements<uint16_t>(
-          conv, *bytes, scale,
-          [](uint16_t bits) { return static_cast<double>(bfloat16ToFloat(bits)); },
-          [](double v) -> std::optional<uint16_t> {
-            if (!std::isfinite(v)) return std::nullopt;
-            const uint16_t bits = floatToBfloat16(roundToOddFloat(v));
-            if (!std::isfinite(bfloat16ToFloat(bits))) return std::nullopt;
-            return bits;
-          });
+      scaled = detail::scaleSixteenBitFloats(conv, *bytes, scale, bfloat16ToFloat, floatToBfloat16);
       break;
   }
   if (!scaled) return std::nullopt;

@@ -359,6 +359,12 @@ absl::StatusOr<PipelineReport> runToFixedPoint(ir::Model& model, const std::stri
   return pass_manager.run(model);
 }
 
+int64_t initializersNamed(const ir::Model& model, absl::string_view name) {
+  const std::vector<ir::Value*> initializers = model.graph().initializers();
+  return std::count_if(initializers.begin(), initializers.end(),
+                       [&](const ir::Value* initializer) { return initializer->name() == name; });
+}
+
 TEST(PassManager, LaterRoundsOfferPatternPassesOnlyTheNodesTouchedSince) {
   auto model = parseModel(reluChainIntoTransposedGemm());
   absl::StatusOr<PipelineReport> report =
@@ -412,16 +418,10 @@ g (float[2,2] X) => (float[2,2] Y, float[2,2] Z)
   Z = Mul(Q, V)
 }
 )");
-  PassManager pass_manager;
-  ASSERT_TRUE(pass_manager.addPipeline("fold-constants", PassRegistry::withBuiltinPasses()).ok());
-  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  absl::StatusOr<PipelineReport> report = runToFixedPoint(*model, "fold-constants");
   ASSERT_TRUE(report.ok()) << report.status();
-  std::vector<std::string> names;
-  for (const ir::Value* initializer : model->graph().initializers()) {
-    names.push_back(initializer->name());
-  }
-  EXPECT_EQ(std::count(names.begin(), names.end(), "W"), 0);
-  EXPECT_EQ(std::count(names.begin(), names.end(), "V"), 1) << "Mul still reads V";
+  EXPECT_EQ(initializersNamed(*model, "W"), 0);
+  EXPECT_EQ(initializersNamed(*model, "V"), 1) << "Mul still reads V";
   EXPECT_EQ(report->runs[0].statistics.initializers_removed, 1);
 }
 
@@ -442,17 +442,10 @@ g (float[1,2,3,3] X) => (float[1,2,3,3] Y, float[1,2,3,3] Z)
   V2 = Conv(X, V)
 }
 )");
-  PassManager pass_manager;
-  ASSERT_TRUE(
-      pass_manager.addPipeline("fuse-mul-into-conv", PassRegistry::withBuiltinPasses()).ok());
-  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  absl::StatusOr<PipelineReport> report = runToFixedPoint(*model, "fuse-mul-into-conv");
   ASSERT_TRUE(report.ok()) << report.status();
-  std::vector<std::string> names;
-  for (const ir::Value* initializer : model->graph().initializers()) {
-    names.push_back(initializer->name());
-  }
-  EXPECT_EQ(std::count(names.begin(), names.end(), "W"), 0);
-  EXPECT_EQ(std::count(names.begin(), names.end(), "V"), 1) << "the Conv making V2 still reads V";
+  EXPECT_EQ(initializersNamed(*model, "W"), 0);
+  EXPECT_EQ(initializersNamed(*model, "V"), 1) << "the Conv making V2 still reads V";
 }
 
 // Later rounds find the touched main-graph nodes in the change journal; a touched subgraph node
