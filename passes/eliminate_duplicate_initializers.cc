@@ -39,7 +39,8 @@ std::optional<ConstantView> readElements(const ir::Value& initializer) {
   return *std::move(view);
 }
 
-// How much of each end of an initializer's bytes hashOfElements reads for kEndBytes.
+// What hashOfElements hashes of each end of an initializer's bytes: 64 of them first, then, for
+// the initializers alike there, all.
 constexpr size_t kEndBytes = 64;
 constexpr size_t kAllBytes = std::numeric_limits<size_t>::max();
 
