@@ -65,7 +65,6 @@ bool everyShapeInputIsTyped(const onnx::GraphProto& graph, int64_t ir_version,
   return true;
 }
 
-// Drops the value_info entries and the outputs' shapes of `graph` and its subgraphs.
 // Inference reads the data of rank-sized tensors only (shapes, axes, pads, scalars). Bigger
 // initializers of the main graph reach it as graph inputs of their type, without data: a copy
 // of every weight would take as much memory again as the model, for each inference. Not as
@@ -101,6 +100,7 @@ void copyForInference(onnx::ModelProto& lent, onnx::ModelProto* copy) {
   }
 }
 
+// Drops the value_info entries and the outputs' shapes of `graph` and its subgraphs.
 void forgetDeclaredShapes(onnx::GraphProto& graph) {
   graph.clear_value_info();
   for (onnx::ValueInfoProto& output : *graph.mutable_output()) {
