@@ -176,137 +176,97 @@ inline float roundToOddFloat(double value) {
   return odd;
 }
 
-// Whether every value stays finite once rounded to `elem_type` (isFusableElemType) as encode()
-// rounds it. A fused weight or bias that overflows (float16's 65504 is near) makes the fused
-// node's sums infinite, or NaN, where the unfused model scales or shifts a finite sum and stays
-// finite: W = 2e28 times s = 2e10 is inf in float, while (x * W) * s is 2e38 for an x of 0.5.
-inline bool roundsFinite(int32_t elem_type, absl::Span<const double> values) {
-  for (double v : values) {
-    if (!std::isfinite(v)) return false;
-    switch (elem_type) {
-      case onnx::TensorProto::DOUBLE:
-        break;
-      case onnx::TensorProto::FLOAT:
-        // At or past the midpoint between float's largest and 2^128 it rounds to infinity (and
-        // converting it is undefined behaviour in C++).
-        if (std::fabs(v) >= 0x1.ffffffp127) return false;
-        break;
-      case onnx::TensorProto::FLOAT16:
-        if (!std::isfinite(halfToFloat(floatToHalf(roundToOddFloat(v))))) return false;
-        break;
-      default:  // BFLOAT16
-        if (!std::isfinite(bfloat16ToFloat(floatToBfloat16(roundToOddFloat(v))))) return false;
-        break;
-    }
+// How the fusions store a double in a weight of one of the types isFusableElemType accepts:
+// rounded once (float16 and bfloat16 through round-to-odd float), the element read back as a
+// double by decode(). finite(v): whether v stays finite once rounded. A fused weight or bias that
+// overflows (float16's 65504 is near) makes the fused node's sums infinite, or NaN, where the
+// unfused model scales or shifts a finite sum and stays finite: W = 2e28 times s = 2e10 is inf in
+// float, while (x * W) * s is 2e38 for an x of 0.5.
+struct DoubleElements {
+  using Stored = double;
+  static double decode(double element) { return element; }
+  static double round(double v) { return v; }
+  static bool finite(double v) { return std::isfinite(v); }
+};
+struct FloatElements {
+  using Stored = float;
+  static double decode(float element) { return element; }
+  static float round(double v) { return static_cast<float>(v); }
+  // At or past the midpoint between float's largest and 2^128 it rounds to infinity (and
+  // converting it is undefined behaviour in C++).
+  static bool finite(double v) { return std::isfinite(v) && std::fabs(v) < 0x1.ffffffp127; }
+};
+template <float (*ToFloat)(uint16_t), uint16_t (*FromFloat)(float)>
+struct SixteenBitElements {
+  using Stored = uint16_t;
+  static double decode(uint16_t bits) { return ToFloat(bits); }
+  static uint16_t round(double v) { return FromFloat(roundToOddFloat(v)); }
+  static bool finite(double v) { return std::isfinite(v) && std::isfinite(ToFloat(round(v))); }
+};
+
+// fn(Elements{}) for the Elements of `elem_type` (isFusableElemType).
+template <typename Fn>
+decltype(auto) withElementsOf(int32_t elem_type, Fn&& fn) {
+  switch (elem_type) {
+    case onnx::TensorProto::DOUBLE: return fn(DoubleElements{});
+    case onnx::TensorProto::FLOAT: return fn(FloatElements{});
+    case onnx::TensorProto::FLOAT16: return fn(SixteenBitElements<halfToFloat, floatToHalf>{});
+    default: return fn(SixteenBitElements<bfloat16ToFloat, floatToBfloat16>{});  // BFLOAT16
   }
-  return true;
+}
+
+// Whether every value stays finite once rounded to `elem_type` as encode() rounds it.
+inline bool roundsFinite(int32_t elem_type, absl::Span<const double> values) {
+  return withElementsOf(elem_type, [&](auto elements) {
+    return std::all_of(values.begin(), values.end(),
+                       [&](double v) { return elements.finite(v); });
+  });
 }
 
 // `values`, each rounded once to `elem_type` (isFusableElemType), as a tensor of `dims`.
 inline onnx::TensorProto encode(int32_t elem_type, absl::Span<const int64_t> dims,
                                 absl::Span<const double> values) {
-  std::string bytes;
-  auto write = [&](auto convert) {
-    using Element = decltype(convert(0.0));
-    bytes.resize(values.size() * sizeof(Element));
-    char* out = bytes.data();
-    for (double v : values) {
-      const Element element = convert(v);
-      std::memcpy(out, &element, sizeof element);
-      out += sizeof element;
+  std::string bytes = withElementsOf(elem_type, [&](auto elements) {
+    using Stored = typename decltype(elements)::Stored;
+    std::string out(values.size() * sizeof(Stored), '\0');
+    for (size_t i = 0; i < values.size(); ++i) {
+      const Stored element = elements.round(values[i]);
+      std::memcpy(out.data() + i * sizeof(Stored), &element, sizeof element);
     }
-  };
-  switch (elem_type) {
-    case onnx::TensorProto::DOUBLE:
-      write([](double v) { return v; });
-      break;
-    case onnx::TensorProto::FLOAT:
-      write([](double v) { return static_cast<float>(v); });
-      break;
-    case onnx::TensorProto::FLOAT16:
-      write([](double v) { return floatToHalf(roundToOddFloat(v)); });
-      break;
-    default:  // BFLOAT16
-      write([](double v) { return floatToBfloat16(roundToOddFloat(v)); });
-      break;
-  }
+    return out;
+  });
   return makeTensor(elem_type, dims, std::move(bytes));
 }
 
-namespace detail {
-// The weight's elements of type Stored (decoded to double by `decode`), each times its channel's
-// scale and rounded by `round` (nullopt for a result that is not finite), as bytes.
-template <typename Stored, typename Decode, typename Round>
-std::optional<std::string> scaleElements(const FusableConv& conv, absl::string_view bytes,
-                                         absl::Span<const double> scale, Decode decode,
-                                         Round round) {
-  const int64_t count = static_cast<int64_t>(bytes.size() / sizeof(Stored));
-  std::string out(bytes.size(), '\0');
-  bool finite = true;
-  conv.forEachChannelRun(count, [&](int64_t channel, int64_t first, int64_t run) {
-    const double factor = scale[static_cast<size_t>(channel)];
-    for (int64_t e = first; e < first + run && finite; ++e) {
-      Stored element;
-      std::memcpy(&element, bytes.data() + e * sizeof(Stored), sizeof element);
-      const std::optional<Stored> scaled = round(decode(element) * factor);
-      finite = scaled.has_value();
-      if (finite) std::memcpy(out.data() + e * sizeof(Stored), &*scaled, sizeof(Stored));
-    }
-  });
-  if (!finite) return std::nullopt;
-  return out;
-}
-
-// scaleElements for float16 or bfloat16 (bits to float and back): rounded through round-to-odd
-// float, so that the result is the one rounding of the double.
-template <typename ToFloat, typename FromFloat>
-std::optional<std::string> scaleSixteenBitFloats(const FusableConv& conv, absl::string_view bytes,
-                                                 absl::Span<const double> scale, ToFloat to_float,
-                                                 FromFloat from_float) {
-  return scaleElements<uint16_t>(
-      conv, bytes, scale, [&](uint16_t bits) { return static_cast<double>(to_float(bits)); },
-      [&](double v) -> std::optional<uint16_t> {
-        if (!std::isfinite(v)) return std::nullopt;
-        const uint16_t bits = from_float(roundToOddFloat(v));
-        if (!std::isfinite(to_float(bits))) return std::nullopt;
-        return bits;
-      });
-}
-}  // namespace detail
-
 // The Conv's weight with each element multiplied, in double, by the scale of its output channel
 // and rounded once to the weight's type, as encode() rounds; nullopt when the weight's data
-// cannot be read or a product does not stay finite once rounded (as roundsFinite).
+// cannot be read or a product does not stay finite once rounded (as roundsFinite). Element by
+// element: no vector of doubles twice the weight's size.
 inline std::optional<onnx::TensorProto> scaledWeight(const FusableConv& conv,
                                                      absl::Span<const double> scale) {
   std::string scratch;
   const std::optional<absl::string_view> bytes = elementBytes(conv.weight->proto(), &scratch);
   if (!bytes) return std::nullopt;
-  std::optional<std::string> scaled;
-  switch (conv.elem_type) {
-    case onnx::TensorProto::DOUBLE:
-      scaled = detail::scaleElements<double>(
-          conv, *bytes, scale, [](double v) { return v; },
-          [](double v) { return std::isfinite(v) ? std::optional<double>(v) : std::nullopt; });
-      break;
-    case onnx::TensorProto::FLOAT:
-      // At or past the midpoint between float's largest and 2^128 it rounds to infinity (and
-      // converting it is undefined behaviour in C++).
-      scaled = detail::scaleElements<float>(
-          conv, *bytes, scale, [](float v) { return static_cast<double>(v); },
-          [](double v) {
-            return std::isfinite(v) && std::fabs(v) < 0x1.ffffffp127
-                       ? std::optional<float>(static_cast<float>(v))
-                       : std::nullopt;
-          });
-      break;
-    case onnx::TensorProto::FLOAT16:
-      scaled = detail::scaleSixteenBitFloats(conv, *bytes, scale, halfToFloat, floatToHalf);
-      break;
-    default:  // BFLOAT16
-      scaled = detail::scaleSixteenBitFloats(conv, *bytes, scale, bfloat16ToFloat, floatToBfloat16);
-      break;
-  }
+  std::optional<std::string> scaled = withElementsOf(conv.elem_type, [&](auto elements) {
+    using Stored = typename decltype(elements)::Stored;
+    std::optional<std::string> out(std::string(bytes->size(), '\0'));
+    conv.forEachChannelRun(static_cast<int64_t>(bytes->size() / sizeof(Stored)),
+                           [&](int64_t channel, int64_t first, int64_t run) {
+      const double factor = scale[static_cast<size_t>(channel)];
+      for (int64_t e = first; e < first + run && out; ++e) {
+        Stored element;
+        std::memcpy(&element, bytes->data() + e * sizeof(Stored), sizeof element);
+        const double product = elements.decode(element) * factor;
+        if (!elements.finite(product)) {
+          out.reset();
+          return;
+        }
+        element = elements.round(product);
+        std::memcpy(out->data() + e * sizeof(Stored), &element, sizeof element);
+      }
+    });
+    return out;
+  });
   if (!scaled) return std::nullopt;
   return makeTensor(conv.elem_type, conv.weight_dims, *std::move(scaled));
 }
