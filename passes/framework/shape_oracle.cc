@@ -174,6 +174,9 @@ enum class Rule {
   kSlice,
   kTile,
   kNonZero,
+  kConv,
+  kPool,        // MaxPool, AveragePool, LpPool
+  kGlobalPool,  // GlobalAveragePool, GlobalMaxPool, GlobalLpPool
 };
 
 struct RuleOf {
@@ -207,6 +210,16 @@ const RuleOf* ruleFor(const ir::Node& node) {
         {"GreaterOrEqual", 12}, {"LessOrEqual", 12}};
     for (const auto& [op, since] : kComparisons) {
       rules->emplace(op, RuleOf{Rule::kBroadcasting, since, /*gives_bool=*/true});
+    }
+    // Output 0 of the normalizations has the input's shape (BatchNormalization's others, in
+    // training mode, are per channel: no rule).
+    for (const char* op : {"BatchNormalization", "InstanceNormalization", "LRN"}) {
+      rules->emplace(op, RuleOf{Rule::kSameAsInput});
+    }
+    rules->emplace("Conv", RuleOf{Rule::kConv});
+    for (const char* op : {"MaxPool", "AveragePool", "LpPool"}) rules->emplace(op, RuleOf{Rule::kPool});
+    for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}) {
+      rules->emplace(op, RuleOf{Rule::kGlobalPool});
     }
     rules->emplace("Gemm", RuleOf{Rule::kGemm});
     rules->emplace("MatMul", RuleOf{Rule::kMatMul});
@@ -722,6 +735,106 @@ Type splitRule(const ir::Node& node, size_t output_index, int64_t opset, const T
   return Type::tensor(elem, std::move(out));
 }
 
+// The spatial dims a Conv or pool over `input` ([N, C, D...]) with `kernel` gives, as ONNX
+// Runtime computes them: floor((D + pads - dilation * (k - 1) - 1) / stride) + 1, with no pads
+// for VALID and, for SAME_UPPER and SAME_LOWER, those that make it ceil(D / stride). nullopt
+// (libonnx's inference then answers, or nothing) unless every D is known and the attributes are
+// well formed; pools with ceil_mode, or SAME with dilations, are left out: there libonnx and
+// ONNX Runtime disagree, and onnx-opt's own rules do not guess which is right.
+std::optional<Shape> slidingWindowDims(const ir::Node& node, const Shape& input,
+                                       const std::vector<int64_t>& kernel) {
+  const size_t spatial = kernel.size();
+  if (input.size() != spatial + 2 || node.intAttr("ceil_mode", 0) != 0) return std::nullopt;
+  auto ints_or = [&](absl::string_view name, size_t count, int64_t fill) {
+    if (node.attr(name) == nullptr) return std::optional<std::vector<int64_t>>(
+        std::vector<int64_t>(count, fill));
+    std::optional<std::vector<int64_t>> values = intsAttr(node, name);
+    return values && values->size() == count ? values : std::nullopt;
+  };
+  const std::optional<std::vector<int64_t>> strides = ints_or("strides", spatial, 1);
+  const std::optional<std::vector<int64_t>> dilations = ints_or("dilations", spatial, 1);
+  const std::optional<std::vector<int64_t>> pads = ints_or("pads", 2 * spatial, 0);
+  if (!strides || !dilations || !pads) return std::nullopt;
+  const std::string auto_pad = stringAttr(node, "auto_pad", "NOTSET");
+  const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
+  if (!same && auto_pad != "NOTSET" && auto_pad != "VALID") return std::nullopt;
+  Shape out;
+  for (size_t i = 0; i < spatial; ++i) {
+    const Dim& dim = input[i + 2];
+    const int64_t stride = (*strides)[i], dilation = (*dilations)[i];
+    if (!dim.isKnown() || stride < 1 || dilation < 1 || kernel[i] < 1) return std::nullopt;
+    if (same && dilation != 1 && node.opType() != "Conv") return std::nullopt;
+    const std::optional<int64_t> dilated = checkedProduct(dilation, kernel[i] - 1);
+    if (!dilated || *dilated == std::numeric_limits<int64_t>::max()) return std::nullopt;
+    const int64_t window = *dilated + 1;
+    int64_t size;
+    if (same) {
+      size = dim.value() / stride + (dim.value() % stride != 0 ? 1 : 0);
+      const std::optional<int64_t> covered = checkedProduct(size - 1, stride);
+      int64_t needed;
+      if (!covered || __builtin_add_overflow(*covered, window - dim.value(), &needed) ||
+          needed < 0) {
+        return std::nullopt;
+      }
+    } else {
+      int64_t padded = dim.value();
+      const int64_t begin = (*pads)[i], end = (*pads)[i + spatial];
+      if (auto_pad == "NOTSET" && (begin < 0 || end < 0 ||
+                                   __builtin_add_overflow(padded, begin, &padded) ||
+                                   __builtin_add_overflow(padded, end, &padded))) {
+        return std::nullopt;
+      }
+      if (padded < window) return std::nullopt;
+      size = (padded - window) / stride + 1;
+    }
+    out.push_back(Dim::known(size));
+  }
+  return out;
+}
+
+// Conv: [N, C, D...] and the weight [M, C/group, k...] give [N, M, O...] (slidingWindowDims).
+Type convRule(const ir::Node& node, const Type& input, const Type& weight) {
+  const int32_t elem = input.elemType();
+  if (!input.shape() || !weight.shape() || input.shape()->size() < 3 ||
+      weight.shape()->size() != input.shape()->size() || !(*weight.shape())[0].isKnown()) {
+    return Type::tensor(elem);
+  }
+  const Shape& w = *weight.shape();
+  std::vector<int64_t> kernel;
+  for (size_t i = 2; i < w.size(); ++i) {
+    if (!w[i].isKnown()) return Type::tensor(elem);
+    kernel.push_back(w[i].value());
+  }
+  if (node.attr("kernel_shape") != nullptr && intsAttr(node, "kernel_shape") != kernel) {
+    return Type::tensor(elem);
+  }
+  std::optional<Shape> spatial = slidingWindowDims(node, *input.shape(), kernel);
+  if (!spatial) return Type::tensor(elem);
+  Shape out{(*input.shape())[0], w[0]};
+  out.insert(out.end(), spatial->begin(), spatial->end());
+  return Type::tensor(elem, std::move(out));
+}
+
+// MaxPool, AveragePool, LpPool: [N, C, D...] give [N, C, O...] (slidingWindowDims).
+Type poolRule(const ir::Node& node, const Type& input) {
+  const int32_t elem = input.elemType();
+  const std::optional<std::vector<int64_t>> kernel = intsAttr(node, "kernel_shape");
+  if (!input.shape() || !kernel || input.shape()->size() < 3) return Type::tensor(elem);
+  std::optional<Shape> spatial = slidingWindowDims(node, *input.shape(), *kernel);
+  if (!spatial) return Type::tensor(elem);
+  Shape out{(*input.shape())[0], (*input.shape())[1]};
+  out.insert(out.end(), spatial->begin(), spatial->end());
+  return Type::tensor(elem, std::move(out));
+}
+
+// GlobalAveragePool, GlobalMaxPool, GlobalLpPool: [N, C, D...] give [N, C, 1...].
+Type globalPoolRule(const Type& input) {
+  if (!input.shape() || input.shape()->size() < 3) return Type::tensor(input.elemType());
+  Shape out{(*input.shape())[0], (*input.shape())[1]};
+  out.resize(input.shape()->size(), Dim::known(1));
+  return Type::tensor(input.elemType(), std::move(out));
+}
+
 Type padRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOracle& shapes) {
   const int32_t elem = input.elemType();
   if (!input.shape()) return Type::tensor(elem);
@@ -1093,6 +1206,12 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
     }
     case Rule::kSameAsInput:
       return input_type(0);
+    case Rule::kConv:
+      return convRule(node, input_type(0), input_type(1));
+    case Rule::kPool:
+      return poolRule(node, input_type(0));
+    case Rule::kGlobalPool:
+      return globalPoolRule(input_type(0));
     case Rule::kCast: {
       const ir::Attribute* to = node.attr("to");
       return Type::tensor(to ? static_cast<int32_t>(to->i()) : 0, input_type(0).shape());

@@ -3,10 +3,16 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <limits>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "onnx/shape_inference/implementation.h"
+#include "onnxopt/ir/serialization.h"
 #include "test_models.h"
 
 namespace onnxopt {
@@ -156,6 +162,86 @@ g (float[1,2,8,8] X, float[4,2,3,3] W) => (int64[N] S, float Y) <int64[4] c = {1
   ShapeOracle oracle(*model);
   const ir::Value& y = *model->graph().lastNode()->output(0);
   EXPECT_EQ(oracle.inferredTypeOf(y).shape(), shape({k(1), k(4), k(6), k(6)}));
+}
+
+// The sizes libonnx infers for a sliding-window op of the model `text` (its output Y); nullopt
+// when it infers none.
+std::optional<Shape> libonnxShapeOfY(const std::string& text) {
+  auto model = parseModel(text);
+  if (model == nullptr) return std::nullopt;
+  absl::StatusOr<std::string> bytes = ir::saveModelToBytes(*model);
+  onnx::ModelProto proto;
+  if (!bytes.ok() || !proto.ParseFromString(*bytes)) return std::nullopt;
+  try {
+    onnx::shape_inference::InferShapes(proto);
+  } catch (...) {
+    return std::nullopt;
+  }
+  for (const onnx::ValueInfoProto& info : proto.graph().value_info()) {
+    if (info.name() != "Y" || !info.type().tensor_type().has_shape()) continue;
+    Shape shape;
+    for (const auto& dim : info.type().tensor_type().shape().dim()) {
+      if (!dim.has_dim_value()) return std::nullopt;
+      shape.push_back(k(dim.dim_value()));
+    }
+    return shape;
+  }
+  return std::nullopt;
+}
+
+// The oracle's own rules for Conv and the pools give the sizes libonnx infers (which ONNX
+// Runtime computes too, where the oracle has a rule: no ceil_mode, no SAME with dilations for a
+// pool), on random inputs, kernels, strides, dilations, pads and auto_pad. At opset 22 libonnx
+// has no schema for these ops, so the oracle's answer there is its own rule's; libonnx's is
+// read at opset 13.
+TEST(ShapeOracleTest, ConvAndPoolRulesGiveLibonnxSizes) {
+  std::mt19937 rng(20261205);
+  auto pick = [&](int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng); };
+  int answered = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int spatial = pick(1, 3);
+    const char* op = std::array<const char*, 3>{"Conv", "MaxPool", "AveragePool"}[pick(0, 2)];
+    const bool conv = std::string(op) == "Conv";
+    std::vector<int64_t> dims = {1, 2}, kernel, strides, dilations, pads(2 * spatial);
+    for (int i = 0; i < spatial; ++i) {
+      dims.push_back(pick(1, 12));
+      kernel.push_back(pick(1, 4));
+      strides.push_back(pick(1, 3));
+      dilations.push_back(pick(1, 3));
+      pads[i] = pick(0, 2);
+      pads[i + spatial] = pick(0, 2);
+    }
+    const char* auto_pad =
+        std::array<const char*, 4>{"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"}[pick(0, 3)];
+    std::string attrs = absl::StrCat("strides = [", absl::StrJoin(strides, ", "),
+                                     "], auto_pad = \"", auto_pad, "\"");
+    if (std::string(auto_pad) == "NOTSET") {
+      absl::StrAppend(&attrs, ", pads = [", absl::StrJoin(pads, ", "), "]");
+    }
+    if (std::string(op) != "AveragePool") {
+      absl::StrAppend(&attrs, ", dilations = [", absl::StrJoin(dilations, ", "), "]");
+    }
+    std::string inputs = absl::StrCat("float[", absl::StrJoin(dims, ","), "] X");
+    std::string call = absl::StrCat(op, "<", attrs);
+    if (conv) {
+      absl::StrAppend(&inputs, ", float[3,2,", absl::StrJoin(kernel, ","), "] W");
+      absl::StrAppend(&call, ">(X, W)");
+    } else {
+      absl::StrAppend(&call, ", kernel_shape = [", absl::StrJoin(kernel, ", "), "]>(X)");
+    }
+    auto text = [&](int opset) {
+      return absl::StrCat("<ir_version: 8, opset_import: [\"\" : ", opset, "]>\ng (", inputs,
+                          ") => (Z) {\n  Y = ", call, "\n  Z = Identity(Y)\n}\n");
+    };
+    auto ours_model = parseModel(text(22));
+    ASSERT_NE(ours_model, nullptr) << text(22);
+    ShapeOracle oracle(*ours_model);
+    const ir::Type& ours = oracle.typeOf(*ours_model->graph().findValue("Y"));
+    if (!ours.shape()) continue;
+    ++answered;
+    EXPECT_EQ(ours.shape(), libonnxShapeOfY(text(13))) << text(13);
+  }
+  EXPECT_GT(answered, 200) << "the rules answered too few of the random cases to test them";
 }
 
 // libonnx gets the main graph's initializers of more than 4096 elements as typed graph inputs
