@@ -244,6 +244,39 @@ TEST(ShapeOracleTest, ConvAndPoolRulesGiveLibonnxSizes) {
   EXPECT_GT(answered, 200) << "the rules answered too few of the random cases to test them";
 }
 
+// Where a sliding-window op's attributes are malformed or its sizes absurd, the rules give no
+// shape (at opset 22, where libonnx does not answer either): nothing is guessed, nothing
+// overflows.
+TEST(ShapeOracleTest, ConvAndPoolRulesDeclineMalformedAttributesAndAbsurdSizes) {
+  const char* const kCalls[] = {
+      "Conv<strides = [0]>(X, W)",
+      "Conv<dilations = [0]>(X, W)",
+      "Conv<pads = [-1, 0]>(X, W)",
+      "Conv<pads = [0]>(X, W)",
+      "Conv<kernel_shape = [2]>(X, W)",
+      "Conv<auto_pad = \"SAME\">(X, W)",
+      "Conv<dilations = [4611686018427387904]>(X, W)",
+      "Conv<pads = [9223372036854775807, 9223372036854775807]>(X, W)",
+      "Conv(X, B)",
+      "MaxPool<kernel_shape = [3], ceil_mode = 1>(X)",
+      "MaxPool<kernel_shape = [3], auto_pad = \"SAME_UPPER\", dilations = [2]>(X)",
+      "MaxPool<kernel_shape = [9]>(X)",
+      "AveragePool<kernel_shape = [3, 3]>(X)",
+  };
+  for (const char* call : kCalls) {
+    auto model = parseModel(absl::StrCat(R"(
+<ir_version: 8, opset_import: ["" : 22]>
+g (float[1,2,7] X, float[3,2,3] W, float[3,2,9223372036854775807] B) => (Z) {
+  Y = )", call, R"(
+  Z = Identity(Y)
+}
+)"));
+    ASSERT_NE(model, nullptr) << call;
+    ShapeOracle oracle(*model);
+    EXPECT_FALSE(oracle.typeOf(*model->graph().findValue("Y")).shape().has_value()) << call;
+  }
+}
+
 // libonnx gets the main graph's initializers of more than 4096 elements as typed graph inputs
 // instead of copies of their data: it still infers from their types, and reads the data of the
 // small ones. Below IR 4 such an initializer is a graph input already.
