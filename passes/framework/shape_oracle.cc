@@ -739,8 +739,9 @@ Type splitRule(const ir::Node& node, size_t output_index, int64_t opset, const T
 // Runtime computes them: floor((D + pads - dilation * (k - 1) - 1) / stride) + 1, with no pads
 // for VALID and, for SAME_UPPER and SAME_LOWER, those that make it ceil(D / stride). nullopt
 // (libonnx's inference then answers, or nothing) unless every D is known and the attributes are
-// well formed; pools with ceil_mode, or SAME with dilations, are left out: there libonnx and
-// ONNX Runtime disagree, and onnx-opt's own rules do not guess which is right.
+// well formed. Left out: pools with ceil_mode, where libonnx and ONNX Runtime disagree, and SAME
+// with dilations, which ONNX Runtime refuses for Conv and computes otherwise than libonnx for
+// the pools.
 std::optional<Shape> slidingWindowDims(const ir::Node& node, const Shape& input,
                                        const std::vector<int64_t>& kernel) {
   const size_t spatial = kernel.size();
@@ -762,8 +763,10 @@ std::optional<Shape> slidingWindowDims(const ir::Node& node, const Shape& input,
   for (size_t i = 0; i < spatial; ++i) {
     const Dim& dim = input[i + 2];
     const int64_t stride = (*strides)[i], dilation = (*dilations)[i];
-    if (!dim.isKnown() || stride < 1 || dilation < 1 || kernel[i] < 1) return std::nullopt;
-    if (same && dilation != 1 && node.opType() != "Conv") return std::nullopt;
+    if (!dim.isKnown() || dim.value() < 0 || stride < 1 || dilation < 1 || kernel[i] < 1 ||
+        (same && dilation != 1)) {
+      return std::nullopt;
+    }
     const std::optional<int64_t> dilated = checkedProduct(dilation, kernel[i] - 1);
     if (!dilated || *dilated == std::numeric_limits<int64_t>::max()) return std::nullopt;
     const int64_t window = *dilated + 1;
@@ -771,9 +774,9 @@ std::optional<Shape> slidingWindowDims(const ir::Node& node, const Shape& input,
     if (same) {
       size = dim.value() / stride + (dim.value() % stride != 0 ? 1 : 0);
       const std::optional<int64_t> covered = checkedProduct(size - 1, stride);
-      int64_t needed;
-      if (!covered || __builtin_add_overflow(*covered, window - dim.value(), &needed) ||
-          needed < 0) {
+      int64_t pads_needed;
+      if (!covered || __builtin_add_overflow(*covered, window - dim.value(), &pads_needed) ||
+          pads_needed < 0) {
         return std::nullopt;
       }
     } else {
