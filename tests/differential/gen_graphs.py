@@ -1136,8 +1136,8 @@ class Graph:
         """Conv (and ConvTranspose) with constant weights, then BatchNormalization, an Add of a
         per-channel bias ([C,1,1], [1,C,1,1]) or of one that is not ([W]), a Mul by a
         per-channel scale; a Pad of zeros before (fuses) or of another value, mode or axis
-        (stays); AveragePool with count_include_pad 1 (fuses) or 0 after a Pad, MaxPool (stays).
-        The 4-D result is a graph output."""
+        (stays); AveragePool with count_include_pad 1 (fuses) or 0 after a Pad, MaxPool (stays);
+        strides of 1 or 2. The 4-D result is a graph output, and sometimes its Shape."""
         if self.elem_name != 'float':
             return cur
         self.motifs.append('conv')
@@ -1162,11 +1162,13 @@ class Graph:
             kind = self.pick(['AveragePool', 'AveragePool', 'MaxPool'])
             # Kernels larger than the pads (of 1 at most): ONNX Runtime refuses a pad >= kernel.
             kh, kw = self.rng.randint(2, min(3, h)), self.rng.randint(2, min(3, w))
-            attrs = {'kernel_shape': [kh, kw]}
+            stride = self.pick([1, 1, 2])
+            attrs = {'kernel_shape': [kh, kw], 'strides': [stride, stride]}
             if kind == 'AveragePool':
                 attrs['count_include_pad'] = self.pick([1, 1, 0])
-            y = self.op(kind, [x], [b, c, h - kh + 1, w - kw + 1], **attrs)
+            y = self.op(kind, [x], [b, c, (h - kh) // stride + 1, (w - kw) // stride + 1], **attrs)
             self.mark_output(y)
+            self.maybe_shape_output(y)
             return cur
         transpose = self.opset >= 11 and self.chance(0.2)
         group = c if c > 1 and self.chance(0.3) else 1
@@ -1176,8 +1178,15 @@ class Graph:
         weight = self.weights(wshape) if self.chance(0.9) else self.graph_input(wshape)
         operands = [x, weight] + ([self.weights([co])] if self.chance(0.5) else [])
         op = 'ConvTranspose' if transpose else 'Conv'
-        shape = [b, co, h + kh - 1, w + kw - 1] if transpose else [b, co, h - kh + 1, w - kw + 1]
-        y = self.op(op, operands, shape, **({'group': group} if group > 1 else {}))
+        attrs = {'group': group} if group > 1 else {}
+        stride = 1 if transpose else self.pick([1, 1, 2])
+        if stride > 1:
+            attrs['strides'] = [stride, stride]
+        shape = ([b, co, h + kh - 1, w + kw - 1] if transpose else
+                 [b, co, (h - kh) // stride + 1, (w - kw) // stride + 1])
+        y = self.op(op, operands, shape, **attrs)
+        if not transpose:
+            self.maybe_shape_output(y)
         self.maybe_share(y, 0.1)
         after = self.pick(['bn', 'add', 'mul'])
         if after == 'bn':
@@ -1188,6 +1197,12 @@ class Graph:
                         else [self.weights(bias), y], broadcast(shape, bias))
         self.mark_output(y)
         return cur
+
+    def maybe_shape_output(self, y):
+        """Sometimes Shape(y) as a graph output, which fold-shapes folds from the oracle's own
+        Conv and pool rules (their sizes against ONNX Runtime's)."""
+        if self.chance(0.4):
+            self.mark_output(self.op('Shape', [y], [len(self.shape[y])], TensorProto.INT64))
 
     def motif_gemm_bn(self, cur):
         """Gemm or MatMul of cur and a constant weight, then BatchNormalization on the columns;
