@@ -12,6 +12,7 @@
 #include "absl/functional/function_ref.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnxopt/rewrite/constant.h"
+#include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/schema.h"
 #include "../../ir/proto_io.h"
 #include "onnx_inference.h"
@@ -488,18 +489,6 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-std::optional<std::vector<int64_t>> normalizeAxes(const std::vector<int64_t>& axes, int64_t rank) {
-  std::vector<int64_t> result;
-  result.reserve(axes.size());
-  for (int64_t axis : axes) {
-    std::optional<int64_t> normalized = normalizeAxis(axis, rank);
-    if (!normalized || std::find(result.begin(), result.end(), *normalized) != result.end()) {
-      return std::nullopt;
-    }
-    result.push_back(*normalized);
-  }
-  return result;
-}
 
 std::optional<std::vector<int64_t>> intsAttr(const ir::Node& node, absl::string_view name) {
   const ir::Attribute* attribute = node.attr(name);
@@ -629,7 +618,7 @@ Type squeezeRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOr
   }
   if (!axes.values) return Type::tensor(elem);
   std::optional<std::vector<int64_t>> normalized =
-      normalizeAxes(*axes.values, static_cast<int64_t>(in.size()));
+      resolveAxes(*axes.values, static_cast<int64_t>(in.size()));
   if (!normalized) return Type();
   for (size_t i = 0; i < in.size(); ++i) {
     const bool squeezed =
@@ -650,7 +639,7 @@ Type unsqueezeRule(const ir::Node& node, int64_t opset, const Type& input, Shape
   if (!axes.given) return Type();
   if (!input.shape() || !axes.values) return Type::tensor(elem);
   const int64_t rank = static_cast<int64_t>(input.shape()->size() + axes.values->size());
-  std::optional<std::vector<int64_t>> normalized = normalizeAxes(*axes.values, rank);
+  std::optional<std::vector<int64_t>> normalized = resolveAxes(*axes.values, rank);
   if (!normalized) return Type();
   Shape out;
   auto next = input.shape()->begin();
@@ -674,7 +663,7 @@ Type reduceRule(const ir::Node& node, int64_t opset, int64_t axes_input_since, c
   }
   std::vector<int64_t> reduced;
   if (axes.given && !axes.values->empty()) {
-    std::optional<std::vector<int64_t>> normalized = normalizeAxes(*axes.values, rank);
+    std::optional<std::vector<int64_t>> normalized = resolveAxes(*axes.values, rank);
     if (!normalized) return Type();
     reduced = *std::move(normalized);
   } else if (opset >= axes_input_since && node.intAttr("noop_with_empty_axes", 0) != 0) {
@@ -849,7 +838,7 @@ Type padRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOracle
   if (opset >= 18 && node.input(3) != nullptr) {
     std::optional<std::vector<int64_t>> given = shapes.constantInts(*node.input(3));
     if (!given) return withUnknownDims(elem, rank);
-    std::optional<std::vector<int64_t>> normalized = normalizeAxes(*given, rank);
+    std::optional<std::vector<int64_t>> normalized = resolveAxes(*given, rank);
     if (!normalized) return Type();
     axes = *std::move(normalized);
   } else {
@@ -900,7 +889,7 @@ Type resizeRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOra
   if (opset >= 18 && node.attr("axes") != nullptr) {
     std::optional<std::vector<int64_t>> given = intsAttr(node, "axes");
     std::optional<std::vector<int64_t>> normalized =
-        given ? normalizeAxes(*given, rank) : std::nullopt;
+        given ? resolveAxes(*given, rank) : std::nullopt;
     if (!normalized) return Type();
     axes = *std::move(normalized);
   } else {
@@ -1017,7 +1006,7 @@ Type sliceRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOrac
   }
   if (steps->empty()) steps->assign(count, 1);
   if (ends->size() != count || axes->size() != count || steps->size() != count) return Type();
-  std::optional<std::vector<int64_t>> normalized = normalizeAxes(*axes, rank);
+  std::optional<std::vector<int64_t>> normalized = resolveAxes(*axes, rank);
   if (!normalized) return Type();
   for (size_t j = 0; j < count; ++j) {
     Dim& dim = out[(*normalized)[j]];
