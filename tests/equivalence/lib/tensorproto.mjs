@@ -55,7 +55,7 @@ export function typedArrayFor(type) {
   return TYPED_ARRAY[type];
 }
 
-class Reader {
+export class Reader {
   constructor(bytes, pos = 0, end = bytes.length) {
     this.buf = bytes;
     this.pos = pos;
