@@ -11,7 +11,7 @@
 //       the stored expected outputs (and with the original's ORT outputs, tightly). Models ORT
 //       cannot run are listed with the reason; the set must equal ort_cannot_run.txt.
 //
-// PIPELINE: -O<n> and/or --passes=... are passed to onnx-opt. Default -O1.
+// PIPELINE: -O<n>, --passes=... and/or --target=NAME are passed to onnx-opt. Default -O1.
 // Options: --jobs J (parallel onnx-opt runs and ORT worker processes, default 2), --seed N,
 // --runs K, --strict, --keep-dir DIR (keep the optimized models there), --timeout S (per model
 // and step, default 300), --onnx-opt-arg ARG (any other onnx-opt argument, repeatable);
@@ -48,6 +48,7 @@ function parseArgs(argv) {
     switch (arg) {
       case '--onnx-opt': o.onnxOpt = take(); break;
       case '--passes': o.pipeline.push(`--passes=${take()}`); break;
+      case '--target': o.pipeline.push(`--target=${take()}`); break;
       case '--onnx-opt-arg': o.extra.push(take()); break;
       case '--jobs': case '-j': o.jobs = Math.max(1, Number(take()) || 1); break;
       case '--seed': o.seed = Number(take()); break;

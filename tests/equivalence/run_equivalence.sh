@@ -3,7 +3,7 @@
 # seeded random inputs. One line per model (PASS / FAIL: why / ORT-CANNOT-RUN: reason), then
 # "N passed, M failed, K skipped". Exit 0 when nothing failed, 1 otherwise, 77 without node.
 #
-# Usage: run_equivalence.sh ONNX_OPT [-O<n>] [--passes=PIPELINE] [--strict] [--seed N]
+# Usage: run_equivalence.sh ONNX_OPT [-O<n>] [--passes=PIPELINE] [--target=NAME] [--strict] [--seed N]
 #                           [--runs K] [--jobs J] [--keep-dir DIR] MODEL.onnx...
 #   The pipeline defaults to -O1. --strict makes a model that
 #   ORT cannot run a failure instead of a skip. More in docs/equivalence.md.
