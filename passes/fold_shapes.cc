@@ -10,6 +10,7 @@
 #include "onnxopt/ir/attribute.h"
 #include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/schema.h"
@@ -167,21 +168,20 @@ class FoldSliceOfShape final : public RewritePattern {
     absl::StatusOr<std::optional<ir::Shape>> dims = dimsOfShapeOutput(slice.input(0), rewriter);
     if (!dims.ok()) return rewriter.emitError(slice, dims.status());
     if (!*dims) return rewriter.notifyMatchFailure(slice, "the shape's rank is not known");
-    absl::StatusOr<std::optional<Bounds>> bounds = boundsOf(slice, rewriter);
-    if (!bounds.ok()) return rewriter.emitError(slice, bounds.status());
-    if (!*bounds) {
+    absl::StatusOr<std::optional<SliceArguments>> arguments = readSliceArguments(slice);
+    if (!arguments.ok()) return rewriter.emitError(slice, arguments.status());
+    if (!*arguments) {
       return rewriter.notifyMatchFailure(slice, "starts, ends, axes or steps are not constants");
     }
-    const Bounds& b = **bounds;
-    if (b.starts.size() != 1 || b.ends.size() != 1 || b.axes.size() > 1 || b.steps.size() > 1) {
+    const SliceArguments& a = **arguments;
+    if (a.starts.size() != 1) {
       return rewriter.notifyMatchFailure(slice, "not one slice of the shape's one axis");
     }
-    if (!b.axes.empty() && b.axes[0] != 0 && b.axes[0] != -1) {
+    if (a.axes[0] != 0 && a.axes[0] != -1) {
       return rewriter.notifyMatchFailure(slice, "axes is not [0]");
     }
-    const int64_t step = b.steps.empty() ? 1 : b.steps[0];
     std::optional<SliceRange> range =
-        sliceRange(static_cast<int64_t>((*dims)->size()), b.starts[0], b.ends[0], step);
+        sliceRange(static_cast<int64_t>((*dims)->size()), a.starts[0], a.ends[0], a.steps[0]);
     if (!range) return rewriter.notifyMatchFailure(slice, "the step is 0");
     std::vector<int64_t> picked;
     picked.reserve(static_cast<size_t>(range->count));
@@ -194,38 +194,6 @@ class FoldSliceOfShape final : public RewritePattern {
       picked.push_back(dim.value());
     }
     return replaceByConstant(slice, makeInt64Tensor(picked), rewriter);
-  }
-
- private:
-  struct Bounds {
-    std::vector<int64_t> starts, ends, axes, steps;
-  };
-
-  // Attributes before Slice-10, constant inputs from then on; nullopt when one is not constant.
-  static absl::StatusOr<std::optional<Bounds>> boundsOf(const ir::Node& slice,
-                                                        PatternRewriter& rewriter) {
-    Bounds bounds;
-    if (rewriter.opsetVersion(slice).value_or(0) < 10) {
-      const std::pair<const char*, std::vector<int64_t>*> kAttributes[] = {
-          {"starts", &bounds.starts}, {"ends", &bounds.ends}, {"axes", &bounds.axes}};
-      for (const auto& [name, target] : kAttributes) {
-        absl::StatusOr<std::optional<std::vector<int64_t>>> values = getInts(slice, name);
-        if (!values.ok()) return values.status();
-        if (*values) *target = **values;
-      }
-      return bounds;
-    }
-    std::vector<int64_t>* const kOperands[] = {&bounds.starts, &bounds.ends, &bounds.axes,
-                                               &bounds.steps};
-    for (size_t i = 1; i <= 4; ++i) {
-      const ir::Value* operand = slice.input(i);
-      if (operand == nullptr) continue;
-      absl::StatusOr<std::optional<std::vector<int64_t>>> values = readConstantInts(*operand);
-      if (!values.ok()) return values.status();
-      if (!*values) return std::nullopt;
-      *kOperands[i - 1] = **values;
-    }
-    return bounds;
   }
 };
 

@@ -728,13 +728,16 @@ Type splitRule(const ir::Node& node, size_t output_index, int64_t opset, const T
 // Runtime computes them: floor((D + pads - dilation * (k - 1) - 1) / stride) + 1, with no pads
 // for VALID and, for SAME_UPPER and SAME_LOWER, those that make it ceil(D / stride). nullopt
 // (libonnx's inference then answers, or nothing) unless every D is known and the attributes are
-// well formed. Left out: pools with ceil_mode, where libonnx and ONNX Runtime disagree, and SAME
-// with dilations, which ONNX Runtime refuses for Conv and computes otherwise than libonnx for
-// the pools.
+// well formed. A pool with ceil_mode gets a dim only where rounding up and down agree: where they
+// do not, ONNX 1.12 counts a last window that starts past the input and its start padding, and
+// ONNX Runtime versions differ on dropping it; that dim stays unknown. Left out: SAME with
+// ceil_mode, and SAME with dilations, which ONNX Runtime refuses for Conv and computes otherwise
+// than libonnx for the pools.
 std::optional<Shape> slidingWindowDims(const ir::Node& node, const Shape& input,
                                        const std::vector<int64_t>& kernel) {
   const size_t spatial = kernel.size();
-  if (input.size() != spatial + 2 || node.intAttr("ceil_mode", 0) != 0) return std::nullopt;
+  const int64_t ceil_mode = node.intAttr("ceil_mode", 0);
+  if (input.size() != spatial + 2 || (ceil_mode != 0 && ceil_mode != 1)) return std::nullopt;
   auto ints_or = [&](absl::string_view name, size_t count, int64_t fill) {
     if (node.attr(name) == nullptr) return std::optional<std::vector<int64_t>>(
         std::vector<int64_t>(count, fill));
@@ -748,6 +751,7 @@ std::optional<Shape> slidingWindowDims(const ir::Node& node, const Shape& input,
   const std::string auto_pad = stringAttr(node, "auto_pad", "NOTSET");
   const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
   if (!same && auto_pad != "NOTSET" && auto_pad != "VALID") return std::nullopt;
+  if (same && ceil_mode != 0) return std::nullopt;
   Shape out;
   for (size_t i = 0; i < spatial; ++i) {
     const Dim& dim = input[i + 2];
@@ -778,6 +782,10 @@ std::optional<Shape> slidingWindowDims(const ir::Node& node, const Shape& input,
       }
       if (padded < window) return std::nullopt;
       size = (padded - window) / stride + 1;
+      if (ceil_mode != 0 && (padded - window) % stride != 0) {
+        out.push_back(Dim::unknown());
+        continue;
+      }
     }
     out.push_back(Dim::known(size));
   }
@@ -877,7 +885,33 @@ std::optional<std::vector<double>> floatConstant(const ir::Value* value) {
   return (*constant)->asDoubles();
 }
 
-Type resizeRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOracle& shapes) {
+ShapeValue knownShapeValue(const std::vector<int64_t>& values, bool scalar) {
+  ShapeValue result;
+  result.scalar = scalar;
+  result.elems.reserve(values.size());
+  for (int64_t v : values) result.elems.push_back(Dim::known(v));
+  return result;
+}
+
+// The sizes input: a constant, or a shape computation whose every value is a size or a symbol.
+std::optional<Shape> resizeSizes(const ir::Value& sizes, bool inferred_only, ShapeOracle& shapes) {
+  if (std::optional<std::vector<int64_t>> ints = shapes.constantInts(sizes)) {
+    if (std::any_of(ints->begin(), ints->end(), [](int64_t size) { return size < 0; })) {
+      return std::nullopt;
+    }
+    return knownShapeValue(*ints, false).elems;
+  }
+  absl::StatusOr<std::optional<ShapeValue>> value =
+      inferred_only ? shapes.inferredShapeValueOf(sizes) : shapes.shapeValueOf(sizes);
+  if (!value.ok() || !*value || (*value)->scalar) return std::nullopt;
+  for (const Dim& dim : (*value)->elems) {
+    if (dim.isUnknown() || (dim.isKnown() && dim.value() < 0)) return std::nullopt;
+  }
+  return (*value)->elems;
+}
+
+Type resizeRule(const ir::Node& node, int64_t opset, const Type& input, bool inferred_only,
+                ShapeOracle& shapes) {
   const int32_t elem = input.elemType();
   if (!input.shape()) return Type::tensor(elem);
   const Shape& in = *input.shape();
@@ -897,18 +931,15 @@ Type resizeRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOra
   }
   Shape out = in;
   const ir::Value* sizes_value = opset >= 11 ? node.input(3) : nullptr;
-  std::optional<std::vector<int64_t>> sizes =
-      sizes_value ? shapes.constantInts(*sizes_value) : std::nullopt;
+  std::optional<Shape> sizes =
+      sizes_value ? resizeSizes(*sizes_value, inferred_only, shapes) : std::nullopt;
   if (sizes && !sizes->empty()) {
     if (sizes->size() != axes.size()) return Type();
     // The other policies scale by one factor for all axes, computed in float: not exact here.
     if (opset >= 18 && stringAttr(node, "keep_aspect_ratio_policy", "stretch") != "stretch") {
       return withUnknownDims(elem, rank);
     }
-    for (size_t j = 0; j < axes.size(); ++j) {
-      if ((*sizes)[j] < 0) return Type();
-      out[axes[j]] = Dim::known((*sizes)[j]);
-    }
+    for (size_t j = 0; j < axes.size(); ++j) out[axes[j]] = (*sizes)[j];
     return Type::tensor(elem, std::move(out));
   }
   std::optional<std::vector<double>> scales = floatConstant(node.input(opset >= 11 ? 2 : 1));
@@ -1180,7 +1211,7 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
     case Rule::kPad:
       return padRule(node, opset, input_type(0), *this);
     case Rule::kResize:
-      return resizeRule(node, opset, input_type(0), *this);
+      return resizeRule(node, opset, input_type(0), inferred_only, *this);
     case Rule::kConcat:
       return concatRule(node, input_type);
     case Rule::kGather:
@@ -1457,20 +1488,14 @@ constexpr int kShapeValueBudget = 32;
 
 using ShapeValueOrError = absl::StatusOr<std::optional<ShapeValue>>;
 
-ShapeValue knownShapeValue(const std::vector<int64_t>& values, bool scalar) {
-  ShapeValue result;
-  result.scalar = scalar;
-  result.elems.reserve(values.size());
-  for (int64_t v : values) result.elems.push_back(Dim::known(v));
-  return result;
-}
-
 }  // namespace
 
 // One question's walk through the shape computation, with its budget.
 class ShapeValueWalk {
  public:
-  explicit ShapeValueWalk(ShapeOracle& shapes) : shapes_(shapes) {}
+  // `inferred_only`: Shape reads inferredTypeOf() instead of typeOf().
+  ShapeValueWalk(ShapeOracle& shapes, bool inferred_only)
+      : shapes_(shapes), inferred_only_(inferred_only) {}
 
   ShapeValueOrError evaluate(const ir::Value* value) {
     if (value == nullptr || budget_-- <= 0) return std::nullopt;
@@ -1485,6 +1510,7 @@ class ShapeValueWalk {
     if (op == "Gather") return gather(*node);
     if (op == "Unsqueeze") return unsqueeze(*node, *opset);
     if (op == "Concat") return concat(*node);
+    if (op == "Slice") return slice(*node);
     return std::nullopt;
   }
 
@@ -1500,7 +1526,8 @@ class ShapeValueWalk {
   ShapeValueOrError shape(const ir::Node& node, int64_t opset) {
     const ir::Value* data = node.input(0);
     if (data == nullptr) return std::nullopt;
-    const std::optional<Shape>& dims = shapes_.typeOf(*data).shape();
+    const std::optional<Shape>& dims =
+        (inferred_only_ ? shapes_.inferredTypeOf(*data) : shapes_.typeOf(*data)).shape();
     if (!dims) return std::nullopt;
     absl::StatusOr<std::optional<int64_t>> start = getInt(node, "start");
     if (!start.ok()) return start.status();
@@ -1576,12 +1603,36 @@ class ShapeValueWalk {
     return result;
   }
 
+  // One slice of the vector's one axis.
+  ShapeValueOrError slice(const ir::Node& node) {
+    absl::StatusOr<std::optional<SliceArguments>> arguments = readSliceArguments(node);
+    if (!arguments.ok()) return arguments.status();
+    if (!*arguments || (*arguments)->starts.size() != 1) return std::nullopt;
+    const SliceArguments& a = **arguments;
+    if (a.axes[0] != 0 && a.axes[0] != -1) return std::nullopt;
+    ShapeValueOrError data = evaluate(node.input(0));
+    if (!data.ok() || !*data || (*data)->scalar) return data.ok() ? std::nullopt : data;
+    const std::optional<SliceRange> range =
+        sliceRange(static_cast<int64_t>((*data)->elems.size()), a.starts[0], a.ends[0], a.steps[0]);
+    if (!range) return std::nullopt;
+    ShapeValue result;
+    for (int64_t i = 0, index = range->first; i < range->count; ++i, index += range->step) {
+      result.elems.push_back((*data)->elems[index]);
+    }
+    return result;
+  }
+
   ShapeOracle& shapes_;
+  const bool inferred_only_;
   int budget_ = kShapeValueBudget;
 };
 
 absl::StatusOr<std::optional<ShapeValue>> ShapeOracle::shapeValueOf(const ir::Value& value) {
-  return ShapeValueWalk(*this).evaluate(&value);
+  return ShapeValueWalk(*this, /*inferred_only=*/false).evaluate(&value);
+}
+
+absl::StatusOr<std::optional<ShapeValue>> ShapeOracle::inferredShapeValueOf(const ir::Value& value) {
+  return ShapeValueWalk(*this, /*inferred_only=*/true).evaluate(&value);
 }
 
 }  // namespace onnxopt

@@ -1,5 +1,6 @@
 #include "onnxopt/rewrite/shape_oracle.h"
 #include "onnxopt/rewrite/constant.h"
+#include "onnxopt/rewrite/match.h"
 
 #include <gtest/gtest.h>
 
@@ -215,6 +216,9 @@ TEST(ShapeOracleTest, ConvAndPoolRulesGiveLibonnxSizes) {
         std::array<const char*, 4>{"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"}[pick(0, 3)];
     std::string attrs = absl::StrCat("strides = [", absl::StrJoin(strides, ", "),
                                      "], auto_pad = \"", auto_pad, "\"");
+    if (!conv && std::string(auto_pad).rfind("SAME", 0) != 0 && pick(0, 1) == 1) {
+      absl::StrAppend(&attrs, ", ceil_mode = 1");
+    }
     if (std::string(auto_pad) == "NOTSET") {
       absl::StrAppend(&attrs, ", pads = [", absl::StrJoin(pads, ", "), "]");
     }
@@ -239,7 +243,13 @@ TEST(ShapeOracleTest, ConvAndPoolRulesGiveLibonnxSizes) {
     const ir::Type& ours = oracle.typeOf(*ours_model->graph().findValue("Y"));
     if (!ours.shape()) continue;
     ++answered;
-    EXPECT_EQ(ours.shape(), libonnxShapeOfY(text(13))) << text(13);
+    const std::optional<Shape> theirs = libonnxShapeOfY(text(13));
+    ASSERT_TRUE(theirs.has_value()) << text(13);
+    ASSERT_EQ(ours.shape()->size(), theirs->size()) << text(13);
+    for (size_t i = 0; i < theirs->size(); ++i) {
+      const Dim& dim = (*ours.shape())[i];
+      if (dim.isKnown()) EXPECT_EQ(dim, (*theirs)[i]) << "dim " << i << " of " << text(13);
+    }
   }
   EXPECT_GT(answered, 250) << "the rules answered too few of the random cases to test them";
 }
@@ -258,7 +268,6 @@ TEST(ShapeOracleTest, ConvAndPoolRulesDeclineMalformedAttributesAndAbsurdSizes) 
       "Conv<dilations = [4611686018427387904]>(X, W)",
       "Conv<pads = [9223372036854775807, 9223372036854775807]>(X, W)",
       "Conv(X, B)",
-      "MaxPool<kernel_shape = [3], ceil_mode = 1>(X)",
       "MaxPool<kernel_shape = [3], auto_pad = \"SAME_UPPER\", dilations = [2]>(X)",
       "Conv<auto_pad = \"SAME_LOWER\", dilations = [2]>(X, W)",
       "MaxPool<kernel_shape = [9]>(X)",
@@ -275,6 +284,32 @@ g (float[1,2,7] X, float[3,2,3] W, float[3,2,9223372036854775807] B) => (Z) {
     ASSERT_NE(model, nullptr) << call;
     ShapeOracle oracle(*model);
     EXPECT_FALSE(oracle.typeOf(*model->graph().findValue("Y")).shape().has_value()) << call;
+  }
+}
+
+// A pool with ceil_mode knows a size only where rounding up and down agree: elsewhere ONNX 1.12
+// counts a last window that starts past the input and its padding, and ONNX Runtime versions
+// differ on keeping it. The rank, N and C stay known.
+TEST(ShapeOracleTest, PoolsWithCeilModeKnowOnlyTheSizesBothRoundingsGive) {
+  const std::pair<const char*, const char*> kCases[] = {
+      {"MaxPool<kernel_shape = [2, 2], strides = [2, 2], ceil_mode = 1>(X)", "[1,2,4,?]"},
+      {"AveragePool<kernel_shape = [3, 3], strides = [2, 2], pads = [1, 1, 1, 1], ceil_mode = 1>(X)",
+       "[1,2,?,4]"},
+      {"MaxPool<kernel_shape = [3, 2], strides = [1, 3], ceil_mode = 1>(X)", "[1,2,6,?]"},
+      {"MaxPool<kernel_shape = [2, 2], strides = [2, 2], auto_pad = \"SAME_UPPER\", ceil_mode = 1>(X)",
+       "[rank unknown]"},
+  };
+  for (const auto& [call, expected] : kCases) {
+    auto model = parseModel(absl::StrCat(R"(
+<ir_version: 8, opset_import: ["" : 22]>
+g (float[1,2,8,7] X) => (Z) {
+  Y = )", call, R"(
+  Z = Identity(Y)
+}
+)"));
+    ASSERT_NE(model, nullptr) << call;
+    ShapeOracle oracle(*model);
+    EXPECT_EQ(shapeText(oracle.typeOf(*model->graph().findValue("Y")).shape()), expected) << call;
   }
 }
 

@@ -63,10 +63,12 @@ class ONNXOPT_API ShapeOracle {
   std::optional<std::vector<int64_t>> constantInts(const ir::Value& value);
 
   // The value of a shape computation: a constant, or Shape / Gather / Unsqueeze / Concat /
-  // Identity of known or symbolic dims (Shape(X) is X's dims, symbols included). nullopt when
+  // Slice / Identity of known or symbolic dims (Shape(X) is X's dims, symbols included). nullopt when
   // it is not known; an error naming the node when a node on the way is malformed (a required
   // attribute missing or of the wrong kind). Looks at a few dozen nodes at most.
   absl::StatusOr<std::optional<ShapeValue>> shapeValueOf(const ir::Value& value);
+  // shapeValueOf() with Shape read through inferredTypeOf(): what shape folding may believe.
+  absl::StatusOr<std::optional<ShapeValue>> inferredShapeValueOf(const ir::Value& value);
 
   // The node's outputs may have changed type: answers about them are dropped.
   void forget(const ir::Node& node);
