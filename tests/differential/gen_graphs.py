@@ -1137,7 +1137,8 @@ class Graph:
         per-channel bias ([C,1,1], [1,C,1,1]) or of one that is not ([W]), a Mul by a
         per-channel scale; a Pad of zeros before (fuses) or of another value, mode or axis
         (stays); AveragePool with count_include_pad 1 (fuses) or 0 after a Pad, MaxPool (stays);
-        strides of 1 or 2. The 4-D result is a graph output, and sometimes its Shape."""
+        strides of 1 or 2, ceil_mode on pools. The 4-D result is a graph output, and sometimes
+        its Shape."""
         if self.elem_name != 'float':
             return cur
         self.motifs.append('conv')
@@ -1166,7 +1167,14 @@ class Graph:
             attrs = {'kernel_shape': [kh, kw], 'strides': [stride, stride]}
             if kind == 'AveragePool':
                 attrs['count_include_pad'] = self.pick([1, 1, 0])
-            y = self.op(kind, [x], [b, c, (h - kh) // stride + 1, (w - kw) // stride + 1], **attrs)
+            ceil = self.opset >= 10 and self.chance(0.3)
+            if ceil:
+                attrs['ceil_mode'] = 1
+
+            def size(d, k):
+                # Where the windows do not fit exactly, ONNX Runtime versions differ on the last one.
+                return self.fresh_symbol() if ceil and (d - k) % stride else (d - k) // stride + 1
+            y = self.op(kind, [x], [b, c, size(h, kh), size(w, kw)], **attrs)
             self.mark_output(y)
             self.maybe_shape_output(y)
             return cur
@@ -1196,6 +1204,33 @@ class Graph:
             y = self.op('Add' if after == 'add' else 'Mul', [y, self.weights(bias)] if self.chance(0.7)
                         else [self.weights(bias), y], broadcast(shape, bias))
         self.mark_output(y)
+        return cur
+
+    def motif_unet(self, cur):
+        """A U-Net decoder's Resize (13+) of x to N and C of x's Shape and H and W of a skip
+        connection's (a graph input of dynamic batch, H sometimes dynamic too): fold-shapes knows
+        the result's Shape where the sizes are, and folds the H and W of the skip's."""
+        if self.elem_name != 'float' or self.opset < 13:
+            return cur
+        self.motifs.append('unet')
+        b, c = self.pick([1, 'N', 2]), self.rng.randint(1, 3)
+        h, w = self.rng.randint(2, 4), self.rng.randint(2, 4)
+        x = self.graph_input([b, c, h, w])
+        skip_h = self.pick([h * 2, h * 2, h + 1, 'H'])
+        skip = self.graph_input(['N', self.rng.randint(1, 3), skip_h, w * 2])
+        # Initializers that are not graph inputs: ORT's inference of the sizes reads through them
+        # only, and refuses the model when it cannot.
+        fixed = lambda v: self.constant([1], np.array([v], dtype=np.int64), TensorProto.INT64,
+                                        where='initializer')
+
+        def part(v, start, end):
+            shape = self.op('Shape', [v], [4], TensorProto.INT64)
+            return self.op('Slice', [shape, fixed(start), fixed(end), fixed(0)],
+                           [end - start], TensorProto.INT64)
+        sizes = self.op('Concat', [part(x, 0, 2), part(skip, 2, 4)], [4], TensorProto.INT64, axis=0)
+        y = self.op('Resize', [x, '', '', sizes], [b, c, skip_h, w * 2], mode='nearest')
+        self.mark_output(y)
+        self.mark_output(self.op('Shape', [y], [4], TensorProto.INT64))
         return cur
 
     def maybe_shape_output(self, y):
@@ -1514,11 +1549,12 @@ def reduce_axes_as_inputs(model):
 FAMILIES = ['transpose_gemm', 'expand', 'matmul_add', 'fold', 'identity', 'cast', 'transpose',
             'reshape', 'squeeze', 'pad_slice', 'concat_split', 'nop_arith', 'idempotent',
             'where_log_softmax', 'conv', 'gemm_bn', 'if_constant', 'cse', 'layer_norm', 'rms_norm',
-            'gelu', 'hard', 'rnn']
+            'gelu', 'hard', 'rnn', 'unet']
 BODY_FAMILIES = ['if', 'loop']  # a body running one of FAMILIES (or, one level down, these)
 PREFERRED_OPSETS = {'layer_norm': range(17, 24), 'rms_norm': [23], 'gelu': range(20, 24),
-                    'hard': range(14, 24), 'squeeze': range(7, 24), 'rnn': range(9, 22)}
-FLOAT_ONLY = {'conv', 'hard', 'transpose_gemm', 'rnn'}
+                    'hard': range(14, 24), 'squeeze': range(7, 24), 'rnn': range(9, 22),
+                    'unet': range(13, 24)}
+FLOAT_ONLY = {'conv', 'hard', 'transpose_gemm', 'rnn', 'unet'}
 
 
 def generate(seed, index):
