@@ -3,21 +3,7 @@
 // it after `npm ci`; `node compare.mjs --self-test` runs it by hand.
 
 import { loadOrt } from './harness.mjs';
-
-function varint(n) {
-  const out = [];
-  do {
-    let b = n & 0x7f;
-    n = Math.floor(n / 128);
-    if (n) b |= 0x80;
-    out.push(b);
-  } while (n);
-  return out;
-}
-const field = (num, wire) => varint(num * 8 + wire);
-const int = (num, v) => [...field(num, 0), ...varint(v)];
-const bytes = (num, content) => [...field(num, 2), ...varint(content.length), ...content];
-const str = (num, s) => bytes(num, [...Buffer.from(s, 'utf8')]);
+import { bytes, int, str } from './protowrite.mjs';
 
 function tinyModel() {
   const tensorType = bytes(1, [...int(1, 1), ...bytes(2, bytes(1, int(1, 2)))]);  // float[2]

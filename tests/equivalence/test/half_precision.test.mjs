@@ -9,21 +9,7 @@ import test from 'node:test';
 
 import { check } from '../lib/harness.mjs';
 import { halfPrecisionOf } from '../lib/precision.mjs';
-
-function varint(n) {
-  const out = [];
-  do {
-    let b = n & 0x7f;
-    n = Math.floor(n / 128);
-    if (n) b |= 0x80;
-    out.push(b);
-  } while (n);
-  return out;
-}
-const key = (number, wire) => varint(number * 8 + wire);
-const int = (number, v) => [...key(number, 0), ...varint(v)];
-const bytes = (number, content) => [...key(number, 2), ...varint(content.length), ...content];
-const str = (number, s) => bytes(number, [...Buffer.from(s, 'utf8')]);
+import { bytes, int, str } from '../lib/protowrite.mjs';
 
 const FLOAT = 1;
 const FLOAT16 = 10;
