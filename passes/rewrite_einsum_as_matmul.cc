@@ -3,8 +3,10 @@
 // of its last two axes then goes in front of it), becomes MatMul. The batch labels broadcast as
 // MatMul's batch dims do: R is the longer of P and Q and the shorter is its end (right-aligned),
 // or, with a leading "..." in all three terms, P = Q = R. The contraction dims must be provably
-// equal: ONNX Runtime's Einsum broadcasts a contraction dim of 1, MatMul fails there. See
-// docs/passes/rewrite-einsum-as-matmul.md.
+// equal: ONNX Runtime's Einsum broadcasts a contraction dim of 1, MatMul fails there. So must
+// the dims of a batch label both operands name: ONNX Runtime broadcasts a 1 there too, but the
+// output shape it reports (ONNX's inference) is the first operand's, and MatMul's would differ.
+// See docs/passes/rewrite-einsum-as-matmul.md.
 
 #include <algorithm>
 #include <array>
@@ -166,6 +168,19 @@ class EinsumAsMatMul final : public RewritePattern {
         return absl::StrCat("the contraction dims ", dimText(k_a), " and ", dimText(k_b),
                             " are not provably equal (Einsum broadcasts a 1 there, MatMul fails)");
       });
+    }
+    // The batch labels both operands name, right-aligned before the matrix dims.
+    const size_t shared = std::min(a.labels.size(), b.labels.size()) - 2;
+    for (size_t j = 1; j <= shared; ++j) {
+      const ir::Dim& batch_a = (*shape_a)[shape_a->size() - 2 - j];
+      const ir::Dim& batch_b = (*shape_b)[shape_b->size() - 2 - j];
+      if (!batch_a.provablyEquals(batch_b)) {
+        return rewriter.notifyMatchFailure(einsum, [&] {
+          return absl::StrCat("the dims ", dimText(batch_a), " and ", dimText(batch_b),
+                              " of a batch label are not provably equal (ONNX Runtime computes "
+                              "Einsum's broadcast but reports the first operand's size)");
+        });
+      }
     }
 
     if (failed(rewriter.match(einsum))) return failure();
