@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# onnx-opt on the ONNX models of npm packages (packages.txt: background removal, PaddleOCR,
+# Silero VAD): ONNX Runtime gives the optimized models' outputs equal to the originals' under
+# -O1 and --target=ort, and -O1 folds the background-removal U-Net's shape computations as
+# ONNX Runtime's basic level does. The packages (about 135 MB) are downloaded once into OUT_DIR.
+# Exit 77 without node (as the equivalence tests).
+#   run_thirdparty.sh ONNX_OPT OUT_DIR
+set -euo pipefail
+onnx_opt=$1
+out=$2
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../equivalence/lib/env.sh"
+
+mapfile -t models < <(node "$here/fetch.mjs" "$out")
+random_inputs=()
+silero=()
+for model in "${models[@]}"; do
+  case "$(basename "$model")" in
+    silero_vad_*.onnx) silero+=("$model") ;;
+    *) random_inputs+=("$model") ;;
+  esac
+done
+for pipeline in -O1 --target=ort; do
+  bash "$equivalence_dir/run_equivalence.sh" "$onnx_opt" "$pipeline" --strict --jobs 2 "${random_inputs[@]}"
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/onnxopt-thirdparty.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+for model in "${silero[@]}"; do
+  "$onnx_opt" -O1 -q "$model" -o "$work/silero.onnx"
+  node "$here/silero.mjs" "$model" "$work/silero.onnx"
+done
+
+summary=$("$onnx_opt" -O1 "$out/background_removal_medium.onnx" -o "$work/unet.onnx" 2>&1)
+for op in Shape Slice; do
+  if ! grep -q "op $op: 39 -> 0" <<<"$summary"; then
+    echo "FAIL background_removal_medium.onnx: -O1 left $op nodes ORT's basic level folds:"
+    echo "$summary"
+    exit 1
+  fi
+done
+echo "PASS background_removal_medium.onnx: -O1 folds its 39 Shape and 39 Slice nodes"
