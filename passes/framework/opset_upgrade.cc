@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "onnx/version_converter/convert.h"
 #include "onnxopt/ir/serialization.h"
+#include "onnxopt/rewrite/shape_oracle.h"
 #include "onnx_inference.h"
 
 namespace onnxopt {
@@ -222,7 +223,31 @@ absl::Status checkTargetOpset(int64_t target_opset) {
       kMaxTargetOpset));
 }
 
-absl::Status upgradeOpset(onnx::ModelProto& model, int64_t target_opset) {
+namespace {
+
+// What onnx-opt's shape analysis knows of the main graph's node outputs that the model declares
+// no shape for, as value_info entries: ONNX 1.12's inference leaves some of them unknown (the
+// output of a Reshape to a computed shape), and adapters need their rank (Softmax 12 -> 13).
+std::vector<onnx::ValueInfoProto> shapeHints(ir::Model& model) {
+  ShapeOracle shapes(model);
+  std::vector<onnx::ValueInfoProto> hints;
+  for (const ir::Node& node : model.graph()) {
+    for (const ir::Value* output : node.outputs()) {
+      if (output == nullptr || output->type().shape()) continue;
+      const ir::Type& type = shapes.typeOf(*output);
+      if (type.elemType() == 0 || !type.shape()) continue;
+      onnx::ValueInfoProto& hint = hints.emplace_back();
+      hint.set_name(output->name());
+      type.writeTo(hint.mutable_type());
+    }
+  }
+  return hints;
+}
+
+// upgradeOpset() with `hints` given to the shape inference the adapters read (the converted
+// model declares what the original did, the hints not).
+absl::Status upgradeWithHints(onnx::ModelProto& model, int64_t target_opset,
+                              const std::vector<onnx::ValueInfoProto>& hints) {
   if (absl::Status status = checkTargetOpset(target_opset); !status.ok()) return status;
   const std::optional<int64_t> from = defaultOpset(model);
   if (!from.has_value() || *from == target_opset) return absl::OkStatus();
@@ -248,6 +273,7 @@ absl::Status upgradeOpset(onnx::ModelProto& model, int64_t target_opset) {
     // Some adapters need their input's rank (Softmax 12 -> 13), which exports seldom declare:
     // shape inference gives it, on a copy of the model without its weights.
     onnx::ModelProto probe = model;
+    for (const onnx::ValueInfoProto& hint : hints) *probe.mutable_graph()->add_value_info() = hint;
     try {
       detail::inferShapesGuarded(probe, onnx::ShapeInferenceOptions(false, 0, true));
     } catch (const std::exception&) {
@@ -271,15 +297,22 @@ absl::Status upgradeOpset(onnx::ModelProto& model, int64_t target_opset) {
   return absl::OkStatus();
 }
 
+}  // namespace
+
+absl::Status upgradeOpset(onnx::ModelProto& model, int64_t target_opset) {
+  return upgradeWithHints(model, target_opset, {});
+}
+
 absl::Status upgradeOpset(std::unique_ptr<ir::Model>& model, int64_t target_opset) {
   if (absl::Status status = checkTargetOpset(target_opset); !status.ok()) return status;
   const std::optional<int64_t> from = model->opsetVersion("");
   if (!from.has_value() || *from == target_opset) return absl::OkStatus();
   ir::LoadOptions load;
   load.external_data_dir = model->baseDir();
+  const std::vector<onnx::ValueInfoProto> hints = shapeHints(*model);
   absl::StatusOr<onnx::ModelProto> proto = ir::exportModel(std::move(model));
   if (!proto.ok()) return proto.status();
-  const absl::Status status = upgradeOpset(*proto, target_opset);
+  const absl::Status status = upgradeWithHints(*proto, target_opset, hints);
   absl::StatusOr<std::unique_ptr<ir::Model>> imported = ir::importModel(*std::move(proto), load);
   if (!imported.ok()) return imported.status();
   model = *std::move(imported);

@@ -580,20 +580,24 @@ Type shapeRule(const ir::Node& node, int64_t opset, const Type& input) {
   return Type::tensor(onnx::TensorProto::INT64, Shape{Dim::known(std::max<int64_t>(end - start, 0))});
 }
 
+// The output's rank a shape operand of unknown values gives (ConstantOfShape's, Reshape's): its
+// length, when known and not absurd.
+Type ofShapeOperandLength(int32_t elem, const Type& shape_type) {
+  if (shape_type.shape() && shape_type.shape()->size() == 1 &&
+      (*shape_type.shape())[0].isKnown() &&
+      (*shape_type.shape())[0].value() <= kMaxRankFromShapeLength) {
+    return withUnknownDims(elem, (*shape_type.shape())[0].value());
+  }
+  return Type::tensor(elem);
+}
+
 Type constantOfShapeRule(const ir::Node& node, const Type& shape_type, ShapeOracle& shapes) {
   const ir::Attribute* value = node.attr("value");
   const int32_t elem = value && value->proto().has_t() ? value->t().data_type()
                                                        : int32_t{onnx::TensorProto::FLOAT};
   std::optional<std::vector<int64_t>> dims =
       node.input(0) ? shapes.constantInts(*node.input(0)) : std::nullopt;
-  if (!dims) {
-    if (shape_type.shape() && shape_type.shape()->size() == 1 &&
-        (*shape_type.shape())[0].isKnown() &&
-        (*shape_type.shape())[0].value() <= kMaxRankFromShapeLength) {
-      return withUnknownDims(elem, (*shape_type.shape())[0].value());
-    }
-    return Type::tensor(elem);
-  }
+  if (!dims) return ofShapeOperandLength(elem, shape_type);
   Shape shape;
   for (int64_t dim : *dims) {
     if (dim < 0) return Type();
@@ -1347,7 +1351,7 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
       const Type& input = input_type(0);
       std::optional<std::vector<int64_t>> target =
           node.input(1) ? constantInts(*node.input(1)) : std::nullopt;
-      if (!target) return Type::tensor(input.elemType());
+      if (!target) return ofShapeOperandLength(input.elemType(), input_type(1));
       const bool allow_zero = node.intAttr("allowzero", 0) != 0;
       Shape shape;
       shape.reserve(target->size());

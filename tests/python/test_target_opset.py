@@ -49,17 +49,30 @@ def test_target_opset_must_be_an_int():
         onnxopt.optimize(TRANSFORMER_13, target_opset="17")
 
 
-def test_opset11_dynamic_batch_transformer_is_refused_naming_the_op(tmp_path):
-    # ONNX 1.12's Softmax 12 -> 13 adapter needs its input's rank, which shape inference cannot
-    # find behind the attention's Slice of computed bounds (docs/limits.md): the run fails
-    # naming the op, and writes nothing.
+def test_opset11_dynamic_batch_transformer_upgrades(tmp_path, ort_compare):
+    # ONNX 1.12's Softmax 12 -> 13 adapter needs its input's rank, which ONNX's shape inference
+    # does not find behind the attention's Slice of computed bounds; onnx-opt's does.
     model = os.path.join(TORCH, "transformer_op11_dynbatch.onnx")
     out = tmp_path / "out.onnx"
-    result = run_cli(model, "--target-opset=17", "--target=ort", "-o", str(out))
-    assert result.returncode == 1, result.stderr
-    message = cli_error(model, "--target-opset=17", "-o", str(out))
+    result = run_cli(model, "--target-opset=17", "--target=ort", "-o", str(out), "-q")
+    assert result.returncode == 0, result.stderr
+    assert default_opset(onnx.load(out)) == 17
+    ort_compare(model, out)
+
+
+def test_softmax_of_unknown_rank_is_refused_naming_the_op(tmp_path):
+    # Where no analysis knows the rank (an input declared without a shape), the run fails with
+    # the adapter's message, and writes nothing.
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("Softmax", ["X"], ["Y"])], "g",
+        [onnx.helper.make_tensor_value_info("X", onnx.TensorProto.FLOAT, None)],
+        [onnx.helper.make_tensor_value_info("Y", onnx.TensorProto.FLOAT, None)])
+    model = tmp_path / "unranked.onnx"
+    onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 11)]), model)
+    out = tmp_path / "out.onnx"
+    message = cli_error(str(model), "--target-opset=17", "-o", str(out))
     assert "Softmax" in message and "from 11 to 17" in message, message
     assert not out.exists()
     with pytest.raises(onnxopt.OptimizeError) as info:
-        onnxopt.optimize(model, target_opset=17)
+        onnxopt.optimize(str(model), target_opset=17)
     assert "Softmax" in str(info.value)

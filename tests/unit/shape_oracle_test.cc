@@ -361,6 +361,28 @@ g (float[3] X, float[1,2,8,8] I, float[4,2,3,3] W) => (float Z, float C, float Y
   EXPECT_EQ(oracle.typeOf(*outputs[1]).shape(), std::nullopt);
 }
 
+// A Reshape to a computed shape (paddle2onnx's Concat of a sliced Shape and -1) has the shape's
+// length as its rank, its dims unknown; ONNX 1.12's inference leaves even the rank unknown. An
+// absurd length gives no rank.
+TEST(ShapeOracleTest, ReshapeToComputedShapeHasItsLengthAsRank) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 9]>
+g (float[N,200,1,1] X, int64[A] L) => (float R, float Z)
+    <int64[1] minus1 = {-1}, int64[1] c = {1000000000000000000}> {
+  s = Shape(X)
+  first = Slice<starts = [0], ends = [1], axes = [0]>(s)
+  target = Concat<axis = 0>(first, minus1)
+  R = Reshape(X, target)
+  huge = Expand(c, c)
+  Z = Reshape(X, huge)
+}
+)");
+  ShapeOracle oracle(*model);
+  const std::vector<ir::Value*>& outputs = model->graph().outputs();
+  EXPECT_EQ(shapeText(oracle.typeOf(*outputs[0]).shape()), "[?,?]");
+  EXPECT_EQ(oracle.typeOf(*outputs[1]).shape(), std::nullopt);
+}
+
 TEST(ShapeOracleTest, LongChainsNeedNoRecursion) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 13]>
