@@ -4,7 +4,7 @@ result has none of the leftovers issues 18 (folding) and 19 (catalogue) say -O1 
 
 Usage: /usr/bin/python3 check_o1.py ONNX_OPT MODEL_DIR [--keep-dir DIR] [--only SUBSTRING]
 
-Checked on the main graph of each optimized model (these exports have no subgraphs):
+Checked on the main graph of each optimized model (not inside If and Loop bodies):
   constant-node    a Constant node (lift-constants turns every one into an initializer).
   all-constant     a node whose inputs are all constant: initializers that are not graph inputs,
                    Constant outputs, and outputs of nodes that are themselves all-constant.

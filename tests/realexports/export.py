@@ -19,6 +19,11 @@ Two sets, one model file each, named after what it is:
   einsum (rewrite-einsum-as-matmul, not in -O1): self-attention written with torch.einsum
     ("bid,bjd->bij", "bij,bjd->bid", "bsd,hd->bsh"), dynamic batch and sequence, at opsets 12,
     13 and 17: einsum_attention-opset<N>.onnx.
+  detection: torchvision's SSDlite (MobileNetV3) and Faster R-CNN (MobileNetV3 FPN, 320) at
+    opsets 11 and 16, with what detection exports hold: If and Loop bodies, NonZero, TopK,
+    RoiAlign, Resize, shape arithmetic; Faster R-CNN without constant folding and with a score
+    threshold of 0, so that its random weights still give detections to compare:
+    <model>-opset<N>.onnx.
   legacy Dropout (issue 19): the TransformerEncoder in training mode at opsets 9 and 11
     (model.train(), TrainingMode.TRAINING, no constant folding): <model>-train-opset<N>.onnx.
     Before opset 12 Dropout has no training mode: by the spec each of its eight Dropouts is a
@@ -52,6 +57,7 @@ CATALOGUE_OPSET = 17
 LEGACY_DROPOUT_OPSETS = (9, 11)
 REDUCTION_OPSETS = (11, 13, 17)
 EINSUM_OPSETS = (12, 13, 17)
+DETECTION_OPSETS = (11, 16)
 SEQ, BATCH = 5, 2
 
 # File name -> why torch 1.13 cannot export that combination. Empty: it exports every one. An
@@ -140,6 +146,23 @@ def einsum_attention():
     return EinsumAttention(), (torch.randn(BATCH, SEQ, 16),), ["input"], ["output"], dynamic
 
 
+def detection(builder, **options):
+    def make():
+        model = builder(weights=None, weights_backbone=None, **options)
+        randomize_batchnorm_statistics(model)
+        return model, ([torch.rand(3, 240, 320)],), ["images"], ["boxes", "labels", "scores"], None
+    return make
+
+
+# name -> (builder, constant folding)
+DETECTION_MODELS = {
+    "ssdlite320_mobilenet_v3": (
+        detection(torchvision.models.detection.ssdlite320_mobilenet_v3_large), True),
+    "fasterrcnn_mobilenet_v3_320": (
+        detection(torchvision.models.detection.fasterrcnn_mobilenet_v3_large_320_fpn,
+                  min_size=200, max_size=320, box_score_thresh=0.0), False),
+}
+
 FOLDING_MODELS = {
     "resnet18": vision(torchvision.models.resnet18),
     "mobilenet_v2": vision(torchvision.models.mobilenet_v2),
@@ -178,6 +201,10 @@ def combinations():
     for opset in EINSUM_OPSETS:
         yield (f"einsum_attention-opset{opset}.onnx", "einsum_attention", einsum_attention, opset,
                False, torch.onnx.TrainingMode.EVAL, True)
+    for key, (make, folding) in DETECTION_MODELS.items():
+        for opset in DETECTION_OPSETS:
+            yield (f"{key}-opset{opset}.onnx", key, make, opset, False,
+                   torch.onnx.TrainingMode.EVAL, folding)
     for opset in LEGACY_DROPOUT_OPSETS:
         yield (f"transformer_encoder-train-opset{opset}.onnx", "transformer_encoder",
                transformer_encoder, opset, True, torch.onnx.TrainingMode.TRAINING, False)
