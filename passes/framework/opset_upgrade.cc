@@ -244,6 +244,21 @@ std::vector<onnx::ValueInfoProto> shapeHints(ir::Model& model) {
   return hints;
 }
 
+// Each hint as `graph`'s value_info entry of its name: the one declared without a shape takes
+// the hint's type, the others are added.
+void addHints(const std::vector<onnx::ValueInfoProto>& hints, onnx::GraphProto& graph) {
+  absl::flat_hash_map<std::string, onnx::ValueInfoProto*> declared;
+  for (onnx::ValueInfoProto& info : *graph.mutable_value_info()) declared.emplace(info.name(), &info);
+  for (const onnx::ValueInfoProto& hint : hints) {
+    auto it = declared.find(hint.name());
+    if (it != declared.end()) {
+      *it->second->mutable_type() = hint.type();
+    } else {
+      *graph.add_value_info() = hint;
+    }
+  }
+}
+
 // upgradeOpset() with `hints` given to the shape inference the adapters read (the converted
 // model declares what the original did, the hints not).
 absl::Status upgradeWithHints(onnx::ModelProto& model, int64_t target_opset,
@@ -273,7 +288,7 @@ absl::Status upgradeWithHints(onnx::ModelProto& model, int64_t target_opset,
     // Some adapters need their input's rank (Softmax 12 -> 13), which exports seldom declare:
     // shape inference gives it, on a copy of the model without its weights.
     onnx::ModelProto probe = model;
-    for (const onnx::ValueInfoProto& hint : hints) *probe.mutable_graph()->add_value_info() = hint;
+    addHints(hints, *probe.mutable_graph());
     try {
       detail::inferShapesGuarded(probe, onnx::ShapeInferenceOptions(false, 0, true));
     } catch (const std::exception&) {
