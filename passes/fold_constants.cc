@@ -7,9 +7,9 @@
 // Models of IR version < 4 are left alone: there every initializer must also be a graph input,
 // which would change the model's interface.
 //
-// Only the deterministic ops the evaluator has kernels for are roots (kFoldableOps): random ops,
-// QuantizeLinear/DequantizeLinear (kept for quantized models), ops with subgraphs and other
-// domains are never offered. Any error of the evaluator (no kernel for the version, type or
+// Only the deterministic ops the evaluator has kernels for are roots (eval::kernelOpTypes):
+// random ops, QuantizeLinear/DequantizeLinear (kept for quantized models), ops with subgraphs and
+// other domains are never offered. Any error of the evaluator (no kernel for the version, type or
 // attribute; inputs the op rejects; an output too large) is a decline, with its reason under
 // --debug.
 //
@@ -42,17 +42,10 @@
 namespace onnxopt {
 namespace {
 
-// The ops of constant and shape subgraphs the evaluator implements (eval::hasKernel decides per
-// opset). Deliberately absent: random ops, QuantizeLinear/DequantizeLinear, ops with subgraphs.
-constexpr const char* kFoldableOps[] = {
-    "Identity", "Cast", "CastLike", "Shape", "Size", "Reshape", "Flatten", "Squeeze",
-    "Unsqueeze", "Concat", "Split", "Slice", "Gather", "GatherElements", "Transpose", "Expand",
-    "Tile", "ConstantOfShape", "Range", "Where", "Equal", "Less", "Greater", "LessOrEqual",
-    "GreaterOrEqual", "Not", "And", "Or", "Add", "Sub", "Mul", "Div", "Mod", "Neg", "Abs", "Min",
-    "Max", "Sqrt", "Reciprocal", "Pow", "Exp", "Log", "Floor", "Ceil", "Round", "Clip", "Relu",
-    "Sigmoid", "Tanh", "Erf", "ReduceSum", "ReduceMean", "ReduceProd", "ReduceMin", "ReduceMax",
-    "Sign", "IsNaN", "NonZero",
-};
+// Never folded, though the evaluator may compute them: kept for quantized models.
+bool keptForQuantizedModels(const std::string& op_type) {
+  return op_type == "QuantizeLinear" || op_type == "DequantizeLinear";
+}
 
 inline constexpr int64_t kDefaultMaxSize = int64_t{1} << 20;
 // Readers of a weight compared when looking for ones that compute the same result: enough for
@@ -147,7 +140,7 @@ std::string declarationMismatch(const ir::Value& output, const onnx::TensorProto
 
 class FoldConstantNode final : public RewritePattern {
  public:
-  FoldConstantNode(const char* op_type, const PassOption<int64_t>& max_size)
+  FoldConstantNode(const std::string& op_type, const PassOption<int64_t>& max_size)
       : RewritePattern("fold-constants", {op_type, 1}), max_size_(max_size) {}
 
   LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
@@ -272,7 +265,9 @@ class FoldConstants final : public PatternPass {
 
  private:
   void populatePatterns(RewritePatternSet& patterns) const override {
-    for (const char* op_type : kFoldableOps) patterns.add<FoldConstantNode>(op_type, max_size_);
+    for (const std::string& op_type : eval::kernelOpTypes()) {
+      if (!keptForQuantizedModels(op_type)) patterns.add<FoldConstantNode>(op_type, max_size_);
+    }
   }
 
   PassOption<int64_t> max_size_{

@@ -24,6 +24,7 @@
 #include "absl/strings/string_view.h"
 #include "onnx/onnx_pb.h"
 #include "onnxopt/export.h"
+#include "onnxopt/pass/pass_manager.h"
 #include "onnxopt/ir/attribute.h"
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/ir/name_table.h"
@@ -55,7 +56,7 @@ struct OptimizeOptions {
   // Named pipelines ("-O1", "-O2") always run so, as onnx-opt runs them; this asks it of
   // pipeline text too.
   bool fixed_point = false;
-  int64_t max_fixed_point_rounds = 10;
+  int64_t max_fixed_point_rounds = kDefaultMaxFixedPointRounds;
   // Fail when a rewrite driver or the fixed-point loop does not converge.
   bool require_convergence = false;
 

@@ -320,6 +320,16 @@ absl::StatusOr<std::vector<int64_t>> readInts(const KernelContext& ctx, const Ev
 
 bool hasKernel(const ir::Node& node) { return findKernel(node).ok(); }
 
+std::vector<std::string> kernelOpTypes() {
+  std::vector<std::string> op_types;
+  for (const auto kernels : {movementKernels(), elementwiseKernels(), reductionKernels()}) {
+    for (const KernelEntry& entry : kernels) op_types.emplace_back(entry.op_type);
+  }
+  std::sort(op_types.begin(), op_types.end());
+  op_types.erase(std::unique(op_types.begin(), op_types.end()), op_types.end());
+  return op_types;
+}
+
 absl::StatusOr<std::vector<TensorProto>> evaluate(const ir::Node& node,
                                                   absl::Span<const TensorProto* const> inputs,
                                                   const EvalLimits& limits) {

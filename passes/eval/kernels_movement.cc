@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/algorithm/container.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernel.h"
@@ -1041,6 +1042,59 @@ Outputs nonZeroKernel(const KernelContext& ctx) {
   return singleOutput(std::move(out));
 }
 
+// ---- ScatterND ----
+
+// A copy of the data with the slices the index tuples name replaced by the updates': reduction
+// "none" only (add, mul, max and min declined). Declined too: a negative index (versions and
+// runtimes disagree on it) and a slice named twice (the spec leaves which update wins open).
+Outputs scatterNdKernel(const KernelContext& ctx) {
+  absl::StatusOr<const EvalTensor*> data = ctx.requiredInput(0);
+  if (!data.ok()) return data.status();
+  absl::StatusOr<const EvalTensor*> indices_input = ctx.requiredInput(1);
+  if (!indices_input.ok()) return indices_input.status();
+  absl::StatusOr<const EvalTensor*> updates = ctx.requiredInput(2);
+  if (!updates.ok()) return updates.status();
+  absl::StatusOr<std::string> reduction = getStringOr(ctx.node(), "reduction", "none");
+  if (!reduction.ok()) return reduction.status();
+  if (*reduction != "none") return ctx.unimplemented(absl::StrCat("reduction '", *reduction, "'"));
+  const std::vector<int64_t>& data_dims = (*data)->dims;
+  const std::vector<int64_t>& index_dims = (*indices_input)->dims;
+  if (index_dims.empty() || index_dims.back() < 1 ||
+      index_dims.back() > static_cast<int64_t>(data_dims.size())) {
+    return ctx.invalid(absl::StrCat("indices of dims ", dimsText(index_dims), " for data of dims ",
+                                    dimsText(data_dims)));
+  }
+  const size_t k = static_cast<size_t>(index_dims.back());
+  std::vector<int64_t> update_dims(index_dims.begin(), index_dims.end() - 1);
+  update_dims.insert(update_dims.end(), data_dims.begin() + k, data_dims.end());
+  if ((*updates)->dims != update_dims || (*updates)->elem_type != (*data)->elem_type) {
+    return ctx.invalid(absl::StrCat("updates of dims ", dimsText((*updates)->dims), " where ",
+                                    dimsText(update_dims), " of the data's type belong"));
+  }
+  absl::StatusOr<std::vector<int64_t>> indices = readInts(ctx, **indices_input);
+  if (!indices.ok()) return indices.status();
+  absl::StatusOr<EvalTensor> out = ctx.allocate((*data)->elem_type, data_dims);
+  if (!out.ok()) return out.status();
+  copyRun(**data, 0, *out, 0, (*data)->numElements());
+  const std::vector<int64_t> strides = stridesOf(data_dims);
+  const int64_t slice = strides[k - 1];
+  absl::flat_hash_set<int64_t> written;
+  for (size_t t = 0; t * k < indices->size(); ++t) {
+    int64_t offset = 0;
+    for (size_t j = 0; j < k; ++j) {
+      const int64_t index = (*indices)[t * k + j];
+      if (index < 0) return ctx.unimplemented(absl::StrCat("negative index ", index));
+      if (index >= data_dims[j]) {
+        return ctx.invalid(absl::StrCat("index ", index, " is out of range for a dim of ", data_dims[j]));
+      }
+      offset += index * strides[j];
+    }
+    if (!written.insert(offset).second) return ctx.unimplemented("a slice named twice");
+    copyRun(**updates, static_cast<int64_t>(t) * slice, *out, offset, slice);
+  }
+  return singleOutput(std::move(out));
+}
+
 // Versions are since_version values; each range covers every version of the op up to opset 23
 // whose semantics the kernel implements (versions that only added element types included).
 constexpr KernelEntry kKernels[] = {
@@ -1060,6 +1114,7 @@ constexpr KernelEntry kKernels[] = {
     {"Slice", 1, 13, sliceKernel},
     {"Gather", 1, 13, gatherKernel},
     {"GatherElements", 11, 13, gatherElementsKernel},
+    {"ScatterND", 11, 18, scatterNdKernel},
     {"Transpose", 1, 23, transposeKernel},
     {"Expand", 8, 13, expandKernel},
     // Tile-1 has different inputs (tiles and axis).

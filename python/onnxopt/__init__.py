@@ -41,7 +41,7 @@ Int64Value = _collections.namedtuple("Int64Value", "name value")
 
 
 def optimize(model, passes="-O1", *, output=None, base_dir=None, verify_each=False,
-             fixed_point=False, max_fixed_point_rounds=10, require_convergence=False,
+             fixed_point=False, max_fixed_point_rounds=64, require_convergence=False,
              debug=False, external_data_file=None, input_shapes=None, dims=None,
              skip=None, check=True, target_opset=None, target=None, return_report=False):
     """Optimizes `model` and returns the result as a new onnx.ModelProto.

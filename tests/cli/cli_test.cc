@@ -1064,8 +1064,8 @@ TEST_F(CliInProcessTest, FixedPointCapIsReported) {
       registry_);
   EXPECT_EQ(code, 0) << err.str();
   EXPECT_TRUE(contains(err.str(), "onnx-opt: warning: " + dead_ + ": ")) << err.str();
-  EXPECT_TRUE(contains(err.str(), "after 10 rounds (--fixed-point cap)")) << err.str();
-  EXPECT_TRUE(contains(err.str(), "Pass statistics (10 rounds)")) << err.str();
+  EXPECT_TRUE(contains(err.str(), "after 64 rounds (--fixed-point cap)")) << err.str();
+  EXPECT_TRUE(contains(err.str(), "Pass statistics (64 rounds)")) << err.str();
   EXPECT_TRUE(fs::exists(out));
 
   // With it: an error, nothing written.

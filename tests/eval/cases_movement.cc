@@ -321,6 +321,26 @@ void gatherCases(CaseList& cases) {
   }
 }
 
+void scatterNdCases(CaseList& cases) {
+  // Rows 1 and 3 of a [4,3] replaced (a tuple of one index: slices of 3 elements).
+  for (const int32_t type : kAllTypes) {
+    add(cases, "ScatterND", 16, typeName(type),
+        {random(type, {4, 3}), int64Tensor({2, 1}, {3, 1}), random(type, {2, 3})});
+  }
+  for (const int64_t opset : {11, 13, 16, 18}) {
+    // Single elements of a [3,4] (tuples of the full rank), indices of rank 3.
+    add(cases, "ScatterND", opset, "float.elements",
+        {random(TensorProto::FLOAT, {3, 4}), int64Tensor({2, 2, 2}, {0, 1, 2, 3, 1, 0, 2, 2}),
+         random(TensorProto::FLOAT, {2, 2})});
+    // Planes of a [2,3,4] named by one index, and the whole tensor's rows by two.
+    add(cases, "ScatterND", opset, "int64.planes",
+        {random(TensorProto::INT64, {2, 3, 4}), int64Tensor({1, 1}, {1}), random(TensorProto::INT64, {1, 3, 4})});
+    add(cases, "ScatterND", opset, "float.rows",
+        {random(TensorProto::FLOAT, {2, 3, 4}), int64Tensor({3, 2}, {0, 2, 1, 0, 1, 1}),
+         random(TensorProto::FLOAT, {3, 4})});
+  }
+}
+
 void transposeExpandTileCases(CaseList& cases) {
   for (const int32_t type : kAllTypes) {
     add(cases, "Transpose", 13, typeName(type), {random(type, {2, 3, 4})}, {attrInts("perm", {1, 2, 0})});
@@ -409,6 +429,7 @@ void addMovementCases(CaseList& cases) {
   concatSplitCases(cases);
   sliceCases(cases);
   gatherCases(cases);
+  scatterNdCases(cases);
   transposeExpandTileCases(cases);
   constantRangeWhereNonZeroCases(cases);
 }

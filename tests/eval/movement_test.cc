@@ -247,6 +247,31 @@ TEST(Gather, NegativeIndicesCountFromTheBackAndOutOfRangeIsInvalid) {
   EXPECT_EQ(NodeRun("GatherElements", 13, {&x, &elements}).code(), Code::kInvalidArgument);
 }
 
+TEST(ScatterND, ReplacesNamedSlicesAndDeclinesWhatItDoesNotDefine) {
+  const TensorProto x = floats({3, 2}, iota(6));
+  const TensorProto rows = makeInt64s({2, 1}, {2, 0});
+  const TensorProto updates = floats({2, 2}, {10, 11, 12, 13});
+  EXPECT_EQ(NodeRun("ScatterND", 16, {&x, &rows, &updates}).values(),
+            (std::vector<double>{12, 13, 2, 3, 10, 11}));
+  // A negative index (runtimes differ on it) and a row named twice (which update wins is open).
+  const TensorProto negative = makeInt64s({2, 1}, {-1, 0});
+  EXPECT_EQ(NodeRun("ScatterND", 16, {&x, &negative, &updates}).code(), Code::kUnimplemented);
+  const TensorProto twice = makeInt64s({2, 1}, {1, 1});
+  EXPECT_EQ(NodeRun("ScatterND", 16, {&x, &twice, &updates}).code(), Code::kUnimplemented);
+  onnx::AttributeProto add;
+  add.set_name("reduction");
+  add.set_type(onnx::AttributeProto::STRING);
+  add.set_s("add");
+  EXPECT_EQ(NodeRun("ScatterND", 16, {&x, &rows, &updates}, {add}).code(), Code::kUnimplemented);
+  // Out of range, updates of the wrong shape, and tuples longer than the data's rank.
+  const TensorProto out_of_range = makeInt64s({2, 1}, {3, 0});
+  EXPECT_EQ(NodeRun("ScatterND", 16, {&x, &out_of_range, &updates}).code(), Code::kInvalidArgument);
+  const TensorProto short_updates = floats({2}, {1, 2});
+  EXPECT_EQ(NodeRun("ScatterND", 16, {&x, &rows, &short_updates}).code(), Code::kInvalidArgument);
+  const TensorProto too_long = makeInt64s({1, 3}, {0, 0, 0});
+  EXPECT_EQ(NodeRun("ScatterND", 16, {&x, &too_long, &short_updates}).code(), Code::kInvalidArgument);
+}
+
 TEST(Squeeze, AxesFromTheAttributeBefore13AndTheInputFrom13) {
   const TensorProto x = floats({1, 2, 1}, {7, 8});
   EXPECT_EQ(dimsOf(NodeRun("Squeeze", 11, {&x}, {intsAttr("axes", {-1})}).output()), (std::vector<int64_t>{1, 2}));

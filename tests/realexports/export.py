@@ -24,6 +24,9 @@ Two sets, one model file each, named after what it is:
     RoiAlign, Resize, shape arithmetic; Faster R-CNN without constant folding and with a score
     threshold of 0, so that its random weights still give detections to compare:
     <model>-opset<N>.onnx.
+  swin_t: torchvision's Swin-T at opset 17 (eval), whose attention masks are built from
+    constants (ScatterND) and whose reshapes read shapes computed stage by stage: -O1 settles
+    in 17 rounds: swin_t-opset17.onnx.
   legacy Dropout (issue 19): the TransformerEncoder in training mode at opsets 9 and 11
     (model.train(), TrainingMode.TRAINING, no constant folding): <model>-train-opset<N>.onnx.
     Before opset 12 Dropout has no training mode: by the spec each of its eight Dropouts is a
@@ -205,6 +208,8 @@ def combinations():
         for opset in DETECTION_OPSETS:
             yield (f"{key}-opset{opset}.onnx", key, make, opset, False,
                    torch.onnx.TrainingMode.EVAL, folding)
+    yield ("swin_t-opset17.onnx", "swin_t", vision(torchvision.models.swin_t), 17, False,
+           torch.onnx.TrainingMode.EVAL, True)
     for opset in LEGACY_DROPOUT_OPSETS:
         yield (f"transformer_encoder-train-opset{opset}.onnx", "transformer_encoder",
                transformer_encoder, opset, True, torch.onnx.TrainingMode.TRAINING, False)

@@ -766,7 +766,7 @@ Pipeline (the default is -O1):
                         Leave these passes out of the pipeline (repeatable), e.g. -O1
                         --skip=fuse-transpose-gemm. A pass the pipeline does not run is an
                         error (exit 2).
-  --fixed-point         Repeat the whole pipeline until a round changes nothing (at most 10
+  --fixed-point         Repeat the whole pipeline until a round changes nothing (at most 64
                         rounds; a warning says when the cap was hit). -O<level> implies it.
   --target=generic|ort|tensorrt
                         Run the pipeline made for a kind of runtime instead (see

@@ -6,6 +6,7 @@
 // guess.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -28,6 +29,10 @@ struct EvalLimits {
 // opset selects (default domain only). A cheap test before gathering inputs; evaluate() may
 // still decline for a type, attribute or value the kernel does not handle.
 ONNXOPT_API bool hasKernel(const ir::Node& node);
+
+// The op types (default domain) the evaluator has a kernel for at some opset, sorted: every one
+// deterministic (no random op has a kernel).
+ONNXOPT_API std::vector<std::string> kernelOpTypes();
 
 // The node's outputs, one TensorProto per output of the node, computed from `inputs` (one per
 // node input, in order; nullptr for an omitted optional input). Inputs have inline data (as
