@@ -114,6 +114,7 @@ const std::vector<OpSpec>& opSpecs() {
       {"Slice", 1, 5, {{"starts", Kind::kInts}, {"ends", Kind::kInts}, {"axes", Kind::kInts}}},
       {"Gather", 2, 2, {{"axis", Kind::kInt}}},
       {"GatherElements", 2, 2, {{"axis", Kind::kInt}}},
+      {"ScatterND", 3, 3, {}},
       {"Transpose", 1, 1, {{"perm", Kind::kInts}}},
       {"Expand", 2, 2, {}},
       {"Tile", 2, 2, {}},
