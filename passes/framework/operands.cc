@@ -10,6 +10,7 @@
 #include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/schema.h"
+#include "onnxopt/rewrite/shape_oracle.h"
 #include "onnxopt/rewrite/tensor_util.h"
 
 namespace onnxopt {
@@ -54,7 +55,9 @@ std::optional<std::vector<int64_t>> resolveAxes(absl::Span<const int64_t> axes,
   std::vector<int64_t> resolved;
   resolved.reserve(axes.size());
   for (int64_t axis : axes) {
-    if (rank ? axis < -*rank || axis >= *rank : axis < 0) return std::nullopt;
+    if (rank ? axis < -*rank || axis >= *rank : axis < 0 || axis >= kMaxRankFromShapeLength) {
+      return std::nullopt;
+    }
     const int64_t from_front = axis < 0 ? axis + *rank : axis;
     if (std::find(resolved.begin(), resolved.end(), from_front) != resolved.end()) {
       return std::nullopt;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -23,6 +24,15 @@ TEST(ResolveAxesTest, CountsNegativeAxesFromTheBack) {
 TEST(ResolveAxesTest, SortedGivesTheSetInAscendingOrder) {
   EXPECT_EQ(*resolveAxesSorted({-1, 1, -3}, 3), (Ints{0, 1, 2}));
   EXPECT_FALSE(resolveAxesSorted({1, -2}, 3)) << "a repeat is refused as by resolveAxes";
+}
+
+// Without a rank only axes a tensor can have resolve: one past the most dims (64) would make
+// Squeeze/Unsqueeze compositions count past INT64_MAX (found by eval_fuzzer).
+TEST(ResolveAxesTest, WithoutARankRefusesNegativeAndAbsurdAxes) {
+  EXPECT_EQ(*resolveAxes({0, 63}, std::nullopt), (Ints{0, 63}));
+  EXPECT_FALSE(resolveAxes({-1}, std::nullopt));
+  EXPECT_FALSE(resolveAxes({64}, std::nullopt));
+  EXPECT_FALSE(resolveAxes({std::numeric_limits<int64_t>::max()}, std::nullopt));
 }
 
 TEST(ResolveAxesTest, RefusesAxesOutOfRangeAndRepeats) {

@@ -37,7 +37,8 @@ ONNXOPT_API void setAxesOperand(PatternRewriter& rewriter, const ir::Node& node,
 
 // `axes` counted from the front of a rank-`rank` shape, in the order given; nullopt when one is
 // outside [-rank, rank) or two name the same axis. Without a rank, non-negative axes resolve to
-// themselves and a negative one to nullopt.
+// themselves, and a negative one, or one beyond the most dims a tensor has
+// (kMaxRankFromShapeLength), to nullopt.
 ONNXOPT_API std::optional<std::vector<int64_t>> resolveAxes(absl::Span<const int64_t> axes,
                                                             std::optional<int64_t> rank);
 // resolveAxes, in ascending order: a set of axes, to compare with another.
