@@ -32,14 +32,22 @@ bool isComputedType(int32_t elem_type) {
   return elem_type == TensorProto::STRING || elementSize(elem_type) > 0;
 }
 
+// Every kernel entry, the three tables' in turn.
+template <typename Fn>
+void forEachKernel(Fn&& fn) {
+  for (const auto kernels : {movementKernels(), elementwiseKernels(), reductionKernels()}) {
+    for (const KernelEntry& entry : kernels) fn(entry);
+  }
+}
+
 // Kernels by operator, each operator's entries in order of min_version. Keyed by the interned
 // OpName, so a lookup neither hashes a string nor needs a separate domain check.
 class KernelTable {
  public:
   KernelTable() {
-    for (const auto kernels : {movementKernels(), elementwiseKernels(), reductionKernels()}) {
-      for (const KernelEntry& entry : kernels) by_op_[&ir::OpName::of(entry.op_type)].push_back(entry);
-    }
+    forEachKernel([this](const KernelEntry& entry) {
+      by_op_[&ir::OpName::of(entry.op_type)].push_back(entry);
+    });
     for (auto& [op, entries] : by_op_) {
       std::sort(entries.begin(), entries.end(), [](const KernelEntry& a, const KernelEntry& b) {
         return a.min_version < b.min_version;
@@ -322,9 +330,7 @@ bool hasKernel(const ir::Node& node) { return findKernel(node).ok(); }
 
 std::vector<std::string> kernelOpTypes() {
   std::vector<std::string> op_types;
-  for (const auto kernels : {movementKernels(), elementwiseKernels(), reductionKernels()}) {
-    for (const KernelEntry& entry : kernels) op_types.emplace_back(entry.op_type);
-  }
+  forEachKernel([&](const KernelEntry& entry) { op_types.emplace_back(entry.op_type); });
   std::sort(op_types.begin(), op_types.end());
   op_types.erase(std::unique(op_types.begin(), op_types.end()), op_types.end());
   return op_types;

@@ -464,40 +464,6 @@ bool hasSubgraphs(const ir::Node& node) {
   }
   return false;
 }
-
-// The element type ONNX's schema gives output `output_index` of a default-domain node without
-// subgraphs: the one type its formal output allows, or that of an input of the same type
-// parameter (homogeneous parameters only) whose element type `input_elem` knows. 0 otherwise.
-int32_t elemTypeFromSchema(const ir::Node& node, size_t output_index,
-                           absl::FunctionRef<int32_t(size_t)> input_elem) {
-  if (!node.op().domain().empty() || hasSubgraphs(node)) return 0;
-  const onnx::OpSchema* schema = schemaOf(node);
-  if (schema == nullptr) return 0;
-  using Formal = onnx::OpSchema::FormalParameter;
-  // The formal parameter of actual position `index`: a variadic last one covers the rest.
-  auto formalAt = [](const std::vector<Formal>& formals, size_t index) -> const Formal* {
-    if (formals.empty()) return nullptr;
-    if (index < formals.size()) return &formals[index];
-    const Formal& last = formals.back();
-    return last.GetOption() == onnx::OpSchema::Variadic ? &last : nullptr;
-  };
-  const Formal* output = formalAt(schema->outputs(), output_index);
-  if (output == nullptr) return 0;
-  if (output->GetTypes().size() == 1) {
-    const onnx::TypeProto type = onnx::Utils::DataTypeUtils::ToTypeProto(*output->GetTypes().begin());
-    return type.has_tensor_type() ? type.tensor_type().elem_type() : 0;
-  }
-  if (output->GetOption() == onnx::OpSchema::Variadic && !output->GetIsHomogeneous()) return 0;
-  for (size_t i = 0; i < node.numInputs(); ++i) {
-    const Formal* input = formalAt(schema->inputs(), i);
-    if (input == nullptr || input->GetTypeStr() != output->GetTypeStr() ||
-        (input->GetOption() == onnx::OpSchema::Variadic && !input->GetIsHomogeneous())) {
-      continue;
-    }
-    if (const int32_t elem = input_elem(i)) return elem;
-  }
-  return 0;
-}
 }  // namespace
 
 Type ShapeOracle::infer(const ir::Value& value) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -45,6 +46,12 @@ ONNXOPT_API std::optional<int64_t> sinceVersionOf(const ir::Node& node);
 // `elem_type`; false when the schema or the constraint is not known.
 ONNXOPT_API bool elemTypeAllowed(const ir::Node& node, absl::string_view type_param,
                                  int32_t elem_type);
+
+// The element type the schema gives output `output_index` of a default-domain node without
+// subgraphs: the one type its formal output allows, or that of an input of the same type
+// parameter (homogeneous parameters only) whose element type `input_elem` knows. 0 otherwise.
+ONNXOPT_API int32_t elemTypeFromSchema(const ir::Node& node, size_t output_index,
+                                       absl::FunctionRef<int32_t(size_t)> input_elem);
 
 // Attribute access, one policy for every pass: an attribute present with a kind other than the
 // one ONNX defines for it (the schema's when known, else the kind asked for), or a required
