@@ -889,22 +889,8 @@ std::optional<std::vector<double>> floatConstant(const ir::Value* value) {
   return (*constant)->asDoubles();
 }
 
-ShapeValue knownShapeValue(const std::vector<int64_t>& values, bool scalar) {
-  ShapeValue result;
-  result.scalar = scalar;
-  result.elems.reserve(values.size());
-  for (int64_t v : values) result.elems.push_back(Dim::known(v));
-  return result;
-}
-
-// The sizes input: a constant, or a shape computation whose every value is a size or a symbol.
+// The sizes input: a constant, or a shape computation, whose every value is a size or a symbol.
 std::optional<Shape> resizeSizes(const ir::Value& sizes, bool inferred_only, ShapeOracle& shapes) {
-  if (std::optional<std::vector<int64_t>> ints = shapes.constantInts(sizes)) {
-    if (std::any_of(ints->begin(), ints->end(), [](int64_t size) { return size < 0; })) {
-      return std::nullopt;
-    }
-    return knownShapeValue(*ints, false).elems;
-  }
   absl::StatusOr<std::optional<ShapeValue>> value =
       inferred_only ? shapes.inferredShapeValueOf(sizes) : shapes.shapeValueOf(sizes);
   if (!value.ok() || !*value || (*value)->scalar) return std::nullopt;
@@ -1495,6 +1481,14 @@ namespace {
 constexpr int kShapeValueBudget = 32;
 
 using ShapeValueOrError = absl::StatusOr<std::optional<ShapeValue>>;
+
+ShapeValue knownShapeValue(const std::vector<int64_t>& values, bool scalar) {
+  ShapeValue result;
+  result.scalar = scalar;
+  result.elems.reserve(values.size());
+  for (int64_t v : values) result.elems.push_back(Dim::known(v));
+  return result;
+}
 
 }  // namespace
 
