@@ -32,6 +32,13 @@ Two sets, one model file each, named after what it is:
     Before opset 12 Dropout has no training mode: by the spec each of its eight Dropouts is a
     no-op that -O1 must remove, and ONNX Runtime runs it as the identity whatever its ratio, so
     torch's ratios (0.1) stay.
+  modules (modules.py): small modules written the way users write them, at the opsets
+    MODULE_MODELS names: a GPT block (embeddings, causal mask, exact and tanh GELU), a 1-D audio
+    stack (Conv1d/ConvTranspose1d with BatchNorm, GroupNorm, InstanceNorm), a U-Net (bilinear
+    resize to a size read at run time, PixelShuffle, ceil_mode pooling), index ops (gather,
+    scatter, topk, cumsum), a float64 head, a bidirectional LSTM and a GRU with zero initial
+    states, nn.MultiheadAttention with a padding mask, a scripted If and Loop:
+    <module>-opset<N>.onnx.
 
 Weights are random but seeded (BatchNormalization statistics too), so every run writes the
 same models. A combination torch cannot export is skipped only when it is listed in
@@ -54,6 +61,8 @@ except ImportError as error:
     print(f"export.py: {error}: run scripts/setup.sh (Debian's python3-torch and "
           f"python3-torchvision, for {sys.executable})", file=sys.stderr)
     sys.exit(2)
+
+import modules
 
 FOLDING_OPSETS = (9, 13, 17)
 CATALOGUE_OPSET = 17
@@ -182,6 +191,40 @@ CATALOGUE_MODELS = {
 
 # mode name -> (put the module in training mode?, torch.onnx.TrainingMode, constant folding)
 # Training exports turn folding off, as torch recommends: folding would bake parameters.
+def with_random_batchnorm_statistics(make):
+    def made():
+        model, *rest = make()
+        randomize_batchnorm_statistics(model)
+        return (model, *rest)
+    return made
+
+
+EVAL = (False, torch.onnx.TrainingMode.EVAL)
+PRESERVE = (False, torch.onnx.TrainingMode.PRESERVE)
+
+# file name stem -> (builder, opsets, (train, training mode), constant folding). PRESERVE: torch
+# keeps BatchNormalization after each convolution.
+MODULE_MODELS = {
+    "gpt": (modules.gpt("none"), (14, 17), EVAL, True),
+    "gpt_tanh": (modules.gpt("tanh"), (17,), EVAL, True),
+    "gpt_nofold": (modules.gpt("none"), (17,), EVAL, False),
+    "audio": (with_random_batchnorm_statistics(modules.audio(True)), (11, 13, 17), EVAL, True),
+    "audio_static": (with_random_batchnorm_statistics(modules.audio(False)), (17,), EVAL, False),
+    "audio_preserve": (with_random_batchnorm_statistics(modules.audio(False)), (13,), PRESERVE,
+                       False),
+    "unet": (with_random_batchnorm_statistics(modules.unet(False, True)), (11, 13, 17), EVAL,
+             True),
+    "unet_align_corners": (with_random_batchnorm_statistics(modules.unet(True, False)), (11, 16),
+                           EVAL, True),
+    "unet_preserve": (with_random_batchnorm_statistics(modules.unet(False, False)), (13,),
+                      PRESERVE, True),
+    "indexing": (modules.indexing, (11, 13, 16), EVAL, True),
+    "double_head": (with_random_batchnorm_statistics(modules.double_head), (13, 17), EVAL, True),
+    "recurrent_bidirectional": (modules.recurrent_bidirectional, (11, 14), EVAL, True),
+    "padded_attention": (modules.padded_attention, (13, 17), EVAL, True),
+    "scripted": (modules.scripted, (13, 16), EVAL, True),
+}
+
 CATALOGUE_MODES = {
     "train": (True, torch.onnx.TrainingMode.TRAINING, False),
     "preserve": (False, torch.onnx.TrainingMode.PRESERVE, True),
@@ -213,6 +256,9 @@ def combinations():
     for opset in LEGACY_DROPOUT_OPSETS:
         yield (f"transformer_encoder-train-opset{opset}.onnx", "transformer_encoder",
                transformer_encoder, opset, True, torch.onnx.TrainingMode.TRAINING, False)
+    for key, (make, opsets, (train, training), folding) in MODULE_MODELS.items():
+        for opset in opsets:
+            yield (f"{key}-opset{opset}.onnx", key, make, opset, train, training, folding)
 
 
 def zero_dropout_ratios(model):
