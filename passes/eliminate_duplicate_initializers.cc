@@ -58,16 +58,23 @@ std::optional<size_t> hashOfElements(const ir::Value& initializer, size_t end_by
                       bytes->substr(bytes->size() - end_bytes));
 }
 
-// Sorts `keyed` ((hash, position) pairs) and calls fn with each run of two or more equal hashes,
-// in position order within the run. Sorting, not bucketing in a hash map as big as the
-// initializer list: its random probes would cost a cache miss per initializer.
+// Calls fn with each run of two or more equal hashes among `keyed` ((hash, position) pairs), in
+// position order within the run. Equal hashes are rare (trained weights differ), so only the
+// entries whose hash repeats are sorted.
 template <typename Fn>
-void forEachRunOfEqualHashes(std::vector<std::pair<size_t, size_t>>& keyed, Fn&& fn) {
-  std::sort(keyed.begin(), keyed.end());
-  for (size_t begin = 0, end = 0; begin < keyed.size(); begin = end) {
+void forEachRunOfEqualHashes(const std::vector<std::pair<size_t, size_t>>& keyed, Fn&& fn) {
+  absl::flat_hash_map<size_t, int> with_hash;
+  with_hash.reserve(keyed.size());
+  for (const auto& [hash, position] : keyed) ++with_hash[hash];
+  std::vector<std::pair<size_t, size_t>> repeated;
+  for (const auto& entry : keyed) {
+    if (with_hash[entry.first] >= 2) repeated.push_back(entry);
+  }
+  std::sort(repeated.begin(), repeated.end());
+  for (size_t begin = 0, end = 0; begin < repeated.size(); begin = end) {
     end = begin + 1;
-    while (end < keyed.size() && keyed[end].first == keyed[begin].first) ++end;
-    if (end - begin >= 2) fn(absl::MakeConstSpan(keyed).subspan(begin, end - begin));
+    while (end < repeated.size() && repeated[end].first == repeated[begin].first) ++end;
+    fn(absl::MakeConstSpan(repeated).subspan(begin, end - begin));
   }
 }
 
