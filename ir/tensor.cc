@@ -158,4 +158,22 @@ absl::Status Tensor::loadExternalData() {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> Tensor::readExternalBytes(int64_t offset, int64_t length) const {
+  if (!external_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("tensor '", proto_->name(), "': its data is not external"));
+  }
+  if (offset < 0 || length < 0 || offset > external_->length - length) {
+    return absl::OutOfRangeError(absl::StrCat("tensor '", proto_->name(), "': bytes ", offset,
+                                              " to ", offset, " + ", length,
+                                              " are not within its ", external_->length));
+  }
+  std::string bytes;
+  absl::Status read = readFileRange(external_->path, external_->offset + offset, length, &bytes);
+  if (!read.ok()) {
+    return absl::Status(read.code(), absl::StrCat("tensor '", proto_->name(), "': ", read.message()));
+  }
+  return bytes;
+}
+
 }  // namespace onnxopt::ir

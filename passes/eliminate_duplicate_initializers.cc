@@ -15,6 +15,8 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "absl/types/span.h"
+#include "onnxopt/ir/tensor.h"
+#include "onnxopt/ir/type.h"
 #include "onnxopt/pass/pass.h"
 #include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/tensor_util.h"
@@ -46,8 +48,21 @@ constexpr size_t kAllBytes = std::numeric_limits<size_t>::max();
 
 // A hash of the initializer's size and the first and last `end_bytes` of its elements (all of
 // them when they are fewer than twice that); nullopt when they cannot be read (as readElements)
-// or have no bytes (strings): such initializers are left alone.
+// or have no bytes (strings): such initializers are left alone. The ends of external data are
+// read from the file alone: a model's weights are told apart without reading them.
 std::optional<size_t> hashOfElements(const ir::Value& initializer, size_t end_bytes) {
+  const ir::Tensor& tensor = *initializer.initializer();
+  if (tensor.isExternal() && !tensor.proto().has_segment() &&
+      ir::elemTypeSize(tensor.dataType()) > 0 &&
+      static_cast<uint64_t>(tensor.external()->length) / 2 >= end_bytes) {
+    const int64_t size = tensor.external()->length;
+    const auto end = static_cast<int64_t>(end_bytes);
+    const absl::StatusOr<std::string> head = tensor.readExternalBytes(0, end);
+    const absl::StatusOr<std::string> tail = tensor.readExternalBytes(size - end, end);
+    if (!head.ok() || !tail.ok()) return std::nullopt;
+    return absl::HashOf(static_cast<size_t>(size), absl::string_view(*head),
+                        absl::string_view(*tail));
+  }
   const std::optional<ConstantView> read = readElements(initializer);
   if (!read) return std::nullopt;
   std::string scratch;

@@ -51,6 +51,10 @@ class ONNXOPT_API Tensor {
   const std::optional<ExternalData>& external() const { return external_; }
   // Reads external data into the tensor (raw_data); afterwards the tensor is inline.
   absl::Status loadExternalData();
+  // Bytes [offset, offset + length) of the external data, read from the file alone; the tensor
+  // stays external. OutOfRange when the range leaves the tensor's bytes; FailedPrecondition when
+  // the tensor is not external.
+  absl::StatusOr<std::string> readExternalBytes(int64_t offset, int64_t length) const;
 
   // The proto: name, dims, type and data (inline, or the external_data references).
   const onnx::TensorProto& proto() const { return *proto_; }
