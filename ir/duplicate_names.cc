@@ -18,38 +18,28 @@ struct Entry {
   }
 };
 
-// Sorts by (hash, position): a counting pass and a scatter into buckets by the hash's top bits,
-// then each bucket (about 16 entries) by itself. Hashes are uniform, so the buckets are even;
-// a comparison sort of the whole would cost log n passes over memory.
-std::vector<Entry> sortedByHash(std::vector<Entry> entries) {
+// Groups the entries by the top bits of their hash (a counting pass, then a scatter), with about
+// two entries per group, positions ascending within each. Hashes are uniform, so the groups are
+// even; a comparison sort of the whole would cost log n passes over memory.
+struct Grouped {
+  std::vector<Entry> entries;
+  std::vector<uint32_t> starts;  // group g is entries[starts[g], starts[g + 1])
+};
+
+Grouped groupedByHash(const std::vector<Entry>& entries) {
   const size_t count = entries.size();
   int bits = 0;
-  while (bits < 16 && (size_t{1} << (bits + 4)) < count) ++bits;
-  if (bits == 0) {
-    std::sort(entries.begin(), entries.end());
-    return entries;
-  }
+  while (bits < 24 && (size_t{1} << (bits + 1)) < count) ++bits;
   const int shift = 64 - bits;
-  std::vector<size_t> bucket_end(size_t{1} << bits, 0);
-  for (const Entry& entry : entries) ++bucket_end[entry.hash >> shift];
-  size_t total = 0;
-  for (size_t& end : bucket_end) {
-    total += end;
-    end = total;
-  }
-  // Filled from each bucket's end backwards; iterating `entries` in reverse keeps positions
-  // ascending inside a bucket.
-  std::vector<Entry> sorted(count);
-  for (size_t i = count; i > 0; --i) {
-    const Entry& entry = entries[i - 1];
-    sorted[--bucket_end[entry.hash >> shift]] = entry;
-  }
-  // bucket_end[b] now holds bucket b's start.
-  for (size_t b = 0; b < bucket_end.size(); ++b) {
-    const size_t end = b + 1 < bucket_end.size() ? bucket_end[b + 1] : count;
-    std::sort(sorted.begin() + bucket_end[b], sorted.begin() + end);
-  }
-  return sorted;
+  auto group_of = [shift, bits](uint64_t hash) -> size_t { return bits == 0 ? 0 : hash >> shift; };
+  Grouped grouped;
+  grouped.starts.assign((size_t{1} << bits) + 1, 0);
+  for (const Entry& entry : entries) ++grouped.starts[group_of(entry.hash) + 1];
+  for (size_t g = 1; g < grouped.starts.size(); ++g) grouped.starts[g] += grouped.starts[g - 1];
+  std::vector<uint32_t> next(grouped.starts.begin(), grouped.starts.end() - 1);
+  grouped.entries.resize(count);
+  for (const Entry& entry : entries) grouped.entries[next[group_of(entry.hash)]++] = entry;
+  return grouped;
 }
 
 }  // namespace
@@ -59,23 +49,24 @@ std::optional<std::pair<size_t, size_t>> findDuplicateName(absl::Span<const Valu
   for (size_t i = 0; i < values.size(); ++i) {
     unsorted[i] = Entry{absl::HashOf(absl::string_view(values[i]->name())), i};
   }
-  const std::vector<Entry> entries = sortedByHash(std::move(unsorted));
+  Grouped grouped = groupedByHash(unsorted);
   std::optional<std::pair<size_t, size_t>> found;
-  // Within a run of equal hashes (positions ascending), compare each name with the earlier ones.
-  for (size_t run = 0; run < entries.size();) {
-    size_t end = run + 1;
-    while (end < entries.size() && entries[end].hash == entries[run].hash) ++end;
-    for (size_t later = run + 1; later < end; ++later) {
-      const size_t position = entries[later].position;
-      if (found && position >= found->second) break;
-      for (size_t earlier = run; earlier < later; ++earlier) {
-        if (values[entries[earlier].position]->name() == values[position]->name()) {
-          found = std::make_pair(entries[earlier].position, position);
+  for (size_t g = 0; g + 1 < grouped.starts.size(); ++g) {
+    const auto begin = grouped.entries.begin() + grouped.starts[g];
+    const auto end = grouped.entries.begin() + grouped.starts[g + 1];
+    // A large group means many equal hashes (one name many times, or a crafted input): sorted,
+    // each name is compared with the earlier ones of its own hash only.
+    if (end - begin > 16) std::sort(begin, end);
+    for (auto later = begin; later < end; ++later) {
+      if (found && later->position >= found->second) continue;
+      for (auto earlier = begin; earlier < later; ++earlier) {
+        if (earlier->hash == later->hash &&
+            values[earlier->position]->name() == values[later->position]->name()) {
+          found = std::make_pair(earlier->position, later->position);
           break;
         }
       }
     }
-    run = end;
   }
   return found;
 }

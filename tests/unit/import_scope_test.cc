@@ -94,5 +94,26 @@ TEST(DuplicateNamesTest, ReportsThePairWhoseSecondDefinitionComesFirst) {
   EXPECT_FALSE(findDuplicateName({}).has_value());
 }
 
+// A name defined many times puts as many equal hashes in one group, which is then sorted: the
+// answer is still the first definition and the earliest repeat, of whichever name repeats first.
+TEST(DuplicateNamesTest, ManyDefinitionsOfOneNameReportTheFirstTwo) {
+  Model model;
+  ImportScope scope(nullptr);
+  std::vector<std::string> names = numbered("n", 100);
+  for (int i = 0; i < 40; ++i) {
+    names.push_back("late");  // 100, 102, ...
+    names.push_back("n99");   // 101, 103, ...
+  }
+  defineAll(model.graph(), scope, names);
+  auto duplicate = findDuplicateName(scope.definitions());
+  ASSERT_TRUE(duplicate.has_value());
+  EXPECT_EQ(duplicate->first, 99u);
+  EXPECT_EQ(duplicate->second, 101u);
+  duplicate = findDuplicateName(scope.definitions().subspan(100));
+  ASSERT_TRUE(duplicate.has_value());
+  EXPECT_EQ(duplicate->first, 0u);
+  EXPECT_EQ(duplicate->second, 2u);
+}
+
 }  // namespace
 }  // namespace onnxopt::ir
