@@ -423,7 +423,7 @@ namespace {
 // input * stride, ONNX Runtime gives input * stride); and STFT (with onesided, libonnx counts the
 // frames with the onesided bin count as the frame length: 9 samples, frame 5, step 2 give 4
 // frames to libonnx, 3 to ONNX Runtime); and a Squeeze whose axes are empty or not a constant
-// (an empty list squeezes every dim of 1 in ONNX Runtime, none in libonnx).
+// (an empty list squeezes every dim of 1 in ONNX Runtime's kernel, none in libonnx).
 bool libonnxSizeDiffersFromOrt(const ir::Node& node, ShapeOracle& shapes) {
   const std::string& op = node.opType();
   if (op == "STFT") return true;
@@ -611,9 +611,12 @@ Type squeezeRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOr
   if (!input.shape()) return Type::tensor(elem);
   const Shape& in = *input.shape();
   const ListOperand axes = listOperand(node, opset, 13, "axes", 1, shapes);
+  // An empty list is read two ways by ONNX Runtime: its kernel squeezes every dim of 1, its
+  // optimizer folds a Shape of the result by ONNX's inference, which squeezes none. Either may
+  // compute the model's outputs, so neither is known.
+  if (axes.values && axes.values->empty()) return Type::tensor(elem);
   Shape out;
-  // An empty list squeezes every dim of 1, as if none were given (ONNX Runtime's reading).
-  if (!axes.given || (axes.values && axes.values->empty())) {
+  if (!axes.given) {
     for (const Dim& dim : in) {
       if (!dim.isKnown()) return Type::tensor(elem);
       if (dim.value() != 1) out.push_back(dim);

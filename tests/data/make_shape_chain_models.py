@@ -24,6 +24,10 @@ the passes must leave alone.
   concat_chains_op4.onnx       Concat-4 with its required axis
   chains_in_if.onnx            one chain of each kind inside both branches of an If, reading
                                values of the main graph
+  squeeze_empty_axes_op13.onnx a Squeeze with an empty axes input read by a Shape: ONNX
+                               Runtime's kernel squeezes every dim of 1, its optimizer folds the
+                               Shape by ONNX's inference, which squeezes none (an empty axes
+                               attribute, before opset 13, fails ONNX's checker)
 
 The files are committed, so running the tests needs no Python. Regenerate with Debian's
 interpreter (python3-onnx belongs to it):
@@ -260,6 +264,13 @@ def chains_in_if():
     save("chains_in_if", b, inputs, finish(b, ["r"]), 13)
 
 
+def squeeze_empty_axes():
+    b = Builder(13)
+    squeezed = b.op("Squeeze", ["X", b.ints(np.zeros(0, np.int64))])
+    shape = b.op("Cast", [b.op("Shape", [squeezed])], to=F32)
+    save("squeeze_empty_axes_op13", b, [vi("X", [1, 3, 1])], finish(b, [shape, squeezed]), 13)
+
+
 def main():
     os.makedirs(HERE, exist_ok=True)
     for opset in (13, 11):
@@ -272,6 +283,7 @@ def main():
     concat_chains(13)
     concat_chains(4)
     chains_in_if()
+    squeeze_empty_axes()
 
 
 if __name__ == "__main__":
