@@ -684,7 +684,8 @@ class Graph:
         cur to a shape read from Shape/Size/Gather/Unsqueeze/Concat chains."""
         m, k = self.shape[cur]
         self.motifs.append('fold')
-        form = self.pick(['arith', 'concat', 'slice', 'cast', 'shape', 'shape', 'shape', 'size', 'size'])
+        form = self.pick(['arith', 'concat', 'slice', 'cast', 'twins', 'shape', 'shape', 'shape', 'size',
+                          'size'])
         if form == 'arith':
             ops = ['Add', 'Sub', 'Mul'] + (['Div'] if self.is_float else [])
             # Max and Min broadcast from opset 8 (floats), have integer and float16 kernels from 12.
@@ -711,6 +712,21 @@ class Graph:
                                    TensorProto.INT64)
             c = self.op('Cast', [source], [k], to=self.elem)
             return self.op('Mul', [cur, c], [m, k])
+        if form == 'twins':
+            # One weight read by two Casts that differ only in `to`: each folds to its own tensor
+            # (fold-constants folds a node with its twins, which must agree in every attribute).
+            w = self.constant([k])
+            if self.is_float:
+                targets = [TensorProto.INT32,
+                           TensorProto.FLOAT if self.elem == TensorProto.DOUBLE else TensorProto.DOUBLE]
+            else:
+                targets = [TensorProto.FLOAT, TensorProto.INT64 if self.elem == TensorProto.INT32 else TensorProto.INT32]
+            # Not hoisted out of a body: ORT 1.30 loses an outer Cast's output that a body's Add
+            # reads next to a Cast of its own ("Missing Input").
+            back = [self.op('Cast', [self.op('Cast', [w], [k], elem=t, hoist=False, to=t)], [k],
+                            hoist=False, to=self.elem)
+                    for t in targets]
+            return self.op('Add', [cur, self.op('Add', back, [k], hoist=False)], [m, k])
         if form == 'size':
             if self.opset < 9 and not self.is_float:
                 return cur
