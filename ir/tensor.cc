@@ -164,9 +164,9 @@ absl::StatusOr<std::string> Tensor::readExternalBytes(int64_t offset, int64_t le
         absl::StrCat("tensor '", proto_->name(), "': its data is not external"));
   }
   if (offset < 0 || length < 0 || offset > external_->length - length) {
-    return absl::OutOfRangeError(absl::StrCat("tensor '", proto_->name(), "': bytes ", offset,
-                                              " to ", offset, " + ", length,
-                                              " are not within its ", external_->length));
+    return absl::OutOfRangeError(absl::StrCat("tensor '", proto_->name(), "': bytes [", offset,
+                                              ", ", offset, " + ", length, ") are outside its ",
+                                              external_->length, " bytes of external data"));
   }
   std::string bytes;
   absl::Status read = readFileRange(external_->path, external_->offset + offset, length, &bytes);
