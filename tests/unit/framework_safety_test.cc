@@ -114,6 +114,43 @@ m (float[2] X) => (float[2] Y, float[2] Z) {
   EXPECT_TRUE(graph.outputs()[1]->producer()->is("Relu")) << "r took over the name Z";
 }
 
+// A value may take the place of another only where it is visible: a body's value is not, in the
+// graph around the body; nor does a value replace itself. Asked of an If: its outer operand r and
+// the then-branch's a (r is read only by nodes, so no graph-output rule decides it).
+TEST(FrameworkSafety, ForwardingNeverReadsAValueOutsideItsScope) {
+  class AskAcrossScopes final : public RewritePattern {
+   public:
+    explicit AskAcrossScopes(std::vector<bool>* answers)
+        : RewritePattern("ask-across-scopes", {"If"}), answers_(answers) {}
+    LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
+      const ir::Value& outer = *rewriter.model().graph().findValue("r");
+      const ir::Value& inner = *node.attr("then_branch")->graphs()[0]->outputs()[0];
+      *answers_ = {rewriter.canReplaceAllUsesWith(outer, inner),
+                   rewriter.canReplaceAnyUseWith(outer, inner),
+                   rewriter.canReplaceAllUsesWith(outer, outer),
+                   rewriter.canReplaceAnyUseWith(outer, outer)};
+      return failure();
+    }
+
+   private:
+    std::vector<bool>* answers_;
+  };
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (bool C, float[2] X) => (float[2] Y) {
+  r = Relu(X)
+  Y = If(C) <then_branch = t () => (float[2] a) { a = Neg(r) },
+              else_branch = e () => (float[2] b) { b = Abs(r) }>
+}
+)");
+  ASSERT_NE(model, nullptr);
+  std::vector<bool> answers;
+  RewritePatternSet patterns;
+  patterns.add<AskAcrossScopes>(&answers);
+  ASSERT_TRUE(runPatterns(*model, patterns).ok());
+  EXPECT_EQ(answers, (std::vector<bool>{false, false, false, false}));
+}
+
 TEST(FrameworkSafety, ForwardingThatWouldBreakTheRuleFailsThePass) {
   for (const char* text : {kIfReturningOuterValue, kLoopReturningItsInput}) {
     auto model = parseModel(text);
