@@ -14,7 +14,9 @@
 // PIPELINE: -O<n>, --passes=... and/or --target=NAME are passed to onnx-opt. Default -O1.
 // Options: --jobs J (parallel onnx-opt runs and ORT worker processes, default 2), --seed N,
 // --runs K, --strict, --keep-dir DIR (keep the optimized models there), --timeout S (per model
-// and step, default 300), --onnx-opt-arg ARG (any other onnx-opt argument, repeatable);
+// and step, default 300), --onnx-opt-arg ARG (any other onnx-opt argument, repeatable),
+// --ort-level disabled|basic|extended|all (ONNX Runtime's graph optimization level for both
+// models, default disabled: its kernels alone; its optimizer may compute some values otherwise);
 // corpus only: --data DIR, --expectations FILE, --update-expectations, --filter SUBSTRING.
 //
 // The last line is always "N passed, M failed, K skipped". Exit 0 when nothing failed, 1 when
@@ -42,6 +44,7 @@ function parseArgs(argv) {
     onnxOpt: null, pipeline: [], extra: [], models: [], jobs: 2, seed: undefined, runs: undefined,
     strict: false, keepDir: null, timeout: 300, corpus: false, data: DEFAULT_DATA,
     expectations: DEFAULT_EXPECTATIONS, update: false, filter: null, verbose: false,
+    ortLevel: 'disabled',
   };
   walkArgs(argv, die, (arg, take, raw, rest) => {
     if (/^-O\d+$/.test(arg)) { o.pipeline.push(arg); return; }
@@ -56,6 +59,7 @@ function parseArgs(argv) {
       case '--strict': o.strict = true; break;
       case '--keep-dir': o.keepDir = path.resolve(take()); break;
       case '--timeout': o.timeout = Number(take()); break;
+      case '--ort-level': o.ortLevel = take(); break;
       case '--corpus': o.corpus = true; break;
       case '--data': o.data = path.resolve(take()); break;
       case '--expectations': o.expectations = path.resolve(take()); break;
@@ -68,6 +72,9 @@ function parseArgs(argv) {
         o.models.push(raw);
     }
   });
+  if (!['disabled', 'basic', 'extended', 'all'].includes(o.ortLevel)) {
+    die(`--ort-level '${o.ortLevel}': give disabled, basic, extended or all`);
+  }
   if (!o.onnxOpt) die('--onnx-opt BIN is required');
   if (!fs.existsSync(o.onnxOpt)) die(`onnx-opt binary not found: ${o.onnxOpt}`);
   o.onnxOpt = path.resolve(o.onnxOpt);
@@ -207,7 +214,7 @@ async function main() {
     }
     jobs.push({
       id: i, original: it.original, optimized: it.optimized, expectedDir: it.expectedDir,
-      seed: o.seed, runs: o.runs,
+      seed: o.seed, runs: o.runs, ortLevel: o.ortLevel,
     });
   });
   let printed = 0;

@@ -3,11 +3,11 @@
 # export.py wrote into MODEL_DIR, or on those whose file name contains SUBSTRING
 # (tests/equivalence/run_equivalence.sh, --strict: a model ORT cannot run fails).
 # Usage: equivalence.sh ONNX_OPT MODEL_DIR [-O<n> | --passes=PIPELINE | --target=NAME]
-#                       [--target-opset=N] [--only SUBSTRING]
+#                       [--target-opset=N] [--ort-level=LEVEL] [--only SUBSTRING]
 set -euo pipefail
 usage() {
   echo "usage: equivalence.sh ONNX_OPT MODEL_DIR [-O<n> | --passes=PIPELINE | --target=NAME]" \
-    "[--target-opset=N] [--only SUBSTRING]" >&2
+    "[--target-opset=N] [--ort-level=LEVEL] [--only SUBSTRING]" >&2
   exit 2
 }
 (($# >= 2)) || usage
@@ -19,6 +19,7 @@ while (($# > 0)); do
   case "$1" in
     -O[0-9] | --passes=* | --target=*) level="$1" ;;
     --target-opset=*) extra+=(--onnx-opt-arg "$1") ;;
+    --ort-level=*) extra+=(--ort-level "${1#*=}") ;;
     --only) (($# >= 2)) || usage; only="$2"; shift ;;
     *) usage ;;
   esac

@@ -318,8 +318,9 @@ export function compareTensors(actual, reference, tolerances, labels = ['actual'
 // ---------------------------------------------------------------------------------------------
 // Sessions.
 
-async function createSession(ort, file) {
-  return ort.InferenceSession.create(file, SESSION_OPTIONS);
+// `level`: ONNX Runtime's graph optimization level, 'disabled' unless the job says.
+async function createSession(ort, file, level = 'disabled') {
+  return ort.InferenceSession.create(file, { ...SESSION_OPTIONS, graphOptimizationLevel: level });
 }
 
 function describeSignature(metadata) {
@@ -533,14 +534,14 @@ export async function check(job, onPhase = () => {}) {
   try {
     onPhase('original-load');
     try {
-      orig = await createSession(ort, job.original);
+      orig = await createSession(ort, job.original, job.ortLevel);
     } catch (e) {
       throw cannotRun(`ORT cannot load the original: ${errText(e)}`);
     }
     if (job.optimized) {
       onPhase('optimized-load');
       try {
-        opt = await createSession(ort, job.optimized);
+        opt = await createSession(ort, job.optimized, job.ortLevel);
       } catch (e) {
         throw failure(`ORT loads the original but not the optimized model: ${errText(e)}`);
       }
