@@ -75,6 +75,16 @@ m (bool C, float[2] X) => (float[2] Y) {
 }
 )";
 
+// Both branches compute from an outer value r.
+constexpr char kIfReadingAnOuterValue[] = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (bool C, float[2] X) => (float[2] Y) {
+  r = Relu(X)
+  Y = If(C) <then_branch = t () => (float[2] a) { a = Neg(r) },
+              else_branch = e () => (float[2] b) { b = Abs(r) }>
+}
+)";
+
 constexpr char kLoopReturningItsInput[] = R"(
 <ir_version: 8, opset_import: ["" : 13]>
 m (int64 M, float[2] X) => (float[2] Y) {
@@ -135,14 +145,7 @@ TEST(FrameworkSafety, ForwardingNeverReadsAValueOutsideItsScope) {
    private:
     std::vector<bool>* answers_;
   };
-  auto model = parseModel(R"(
-<ir_version: 8, opset_import: ["" : 13]>
-m (bool C, float[2] X) => (float[2] Y) {
-  r = Relu(X)
-  Y = If(C) <then_branch = t () => (float[2] a) { a = Neg(r) },
-              else_branch = e () => (float[2] b) { b = Abs(r) }>
-}
-)");
+  auto model = parseModel(kIfReadingAnOuterValue);
   ASSERT_NE(model, nullptr);
   std::vector<bool> answers;
   RewritePatternSet patterns;
@@ -303,14 +306,7 @@ class BreakBranchOutput final : public Pass {
 };
 
 TEST(FrameworkSafety, APassThatMakesABodyUnrunnableFailsNamingIt) {
-  auto model = parseModel(R"(
-<ir_version: 8, opset_import: ["" : 13]>
-m (bool C, float[2] X) => (float[2] Y) {
-  r = Relu(X)
-  Y = If(C) <then_branch = t () => (float[2] a) { a = Neg(r) },
-              else_branch = e () => (float[2] b) { b = Abs(r) }>
-}
-)");
+  auto model = parseModel(kIfReadingAnOuterValue);
   PassManager pass_manager;
   pass_manager.addPass(std::make_unique<BreakBranchOutput>());
   const absl::Status status = pass_manager.run(*model).status();
