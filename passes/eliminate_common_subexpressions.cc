@@ -4,107 +4,16 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/hash/hash.h"
 #include "onnxopt/pass/pass.h"
 #include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/node_check.h"
 
 namespace onnxopt {
 namespace {
-
-// An attribute's value: kinds whose value is a few fields are compared field by field, and the
-// rest (tensors, graphs, type protos) by their serialized proto. The doc string says nothing about
-// what the node computes.
-std::string canonicalBytes(const ir::Attribute& attribute) {
-  onnx::AttributeProto canonical = attribute.proto();
-  canonical.clear_doc_string();
-  return canonical.SerializeAsString();
-}
-
-bool isPlainKind(ir::Attribute::Kind kind) {
-  switch (kind) {
-    case onnx::AttributeProto::INT:
-    case onnx::AttributeProto::FLOAT:
-    case onnx::AttributeProto::STRING:
-    case onnx::AttributeProto::INTS:
-    case onnx::AttributeProto::FLOATS:
-    case onnx::AttributeProto::STRINGS: return true;
-    default: return false;
-  }
-}
-
-// Floats compare by their bits, as their serialized form would: -0.0 is not 0.0, and NaN is
-// itself.
-uint32_t bitsOf(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof(bits));
-  return bits;
-}
-
-size_t hashOf(const ir::Attribute& attribute) {
-  size_t hash = absl::HashOf(attribute.name(), static_cast<int>(attribute.kind()));
-  switch (attribute.kind()) {
-    case onnx::AttributeProto::INT: return absl::HashOf(hash, attribute.i());
-    case onnx::AttributeProto::FLOAT: return absl::HashOf(hash, bitsOf(attribute.f()));
-    case onnx::AttributeProto::STRING: return absl::HashOf(hash, attribute.s());
-    case onnx::AttributeProto::INTS:
-      for (int64_t i : attribute.ints()) hash = absl::HashOf(hash, i);
-      return hash;
-    case onnx::AttributeProto::FLOATS:
-      for (float f : attribute.floats()) hash = absl::HashOf(hash, bitsOf(f));
-      return hash;
-    case onnx::AttributeProto::STRINGS:
-      for (const std::string& str : attribute.proto().strings()) hash = absl::HashOf(hash, str);
-      return hash;
-    default: return absl::HashOf(hash, canonicalBytes(attribute));
-  }
-}
-
-bool sameValue(const ir::Attribute& a, const ir::Attribute& b) {
-  if (a.name() != b.name() || a.kind() != b.kind()) return false;
-  if (!isPlainKind(a.kind())) return canonicalBytes(a) == canonicalBytes(b);
-  const onnx::AttributeProto& pa = a.proto();
-  const onnx::AttributeProto& pb = b.proto();
-  if (pa.i() != pb.i() || bitsOf(pa.f()) != bitsOf(pb.f()) || pa.s() != pb.s()) return false;
-  if (!std::equal(pa.ints().begin(), pa.ints().end(), pb.ints().begin(), pb.ints().end())) {
-    return false;
-  }
-  if (!std::equal(pa.floats().begin(), pa.floats().end(), pb.floats().begin(), pb.floats().end(),
-                  [](float x, float y) { return bitsOf(x) == bitsOf(y); })) {
-    return false;
-  }
-  return std::equal(pa.strings().begin(), pa.strings().end(), pb.strings().begin(),
-                    pb.strings().end());
-}
-
-// What determines a node's outputs: op, domain, the identity of each input (omitted ones
-// included), the output count, and the attributes whatever their order. Equal nodes compute
-// the same outputs.
-size_t computationHash(const ir::Node& node) {
-  size_t hash = absl::HashOf(&node.op(), node.numOutputs(), node.numInputs());  // OpNames are interned
-  for (const ir::Value* input : node.inputs()) hash = absl::HashOf(hash, input);
-  size_t attributes = 0;  // a sum: the same whatever the order
-  for (const ir::Attribute& attribute : node.attributes()) attributes += hashOf(attribute);
-  return absl::HashOf(hash, attributes);
-}
-
-bool sameComputation(const ir::Node& a, const ir::Node& b) {
-  if (&a.op() != &b.op() || a.numOutputs() != b.numOutputs() ||
-      !std::equal(a.inputs().begin(), a.inputs().end(), b.inputs().begin(), b.inputs().end())) {
-    return false;
-  }
-  if (a.attributes().size() != b.attributes().size()) return false;
-  for (const ir::Attribute& attribute : a.attributes()) {
-    const ir::Attribute* other = b.attr(attribute.name());
-    if (other == nullptr || !sameValue(attribute, *other)) return false;
-  }
-  return true;
-}
 
 struct Computation {
   const ir::Node* node;

@@ -33,11 +33,13 @@
 #include "absl/strings/strip.h"
 #include "onnxopt/eval/evaluator.h"
 #include "onnxopt/ir/describe.h"
+#include "onnxopt/ir/tensor.h"
 #include "onnxopt/ir/type.h"
 #include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/tensor_util.h"
 
 namespace onnxopt {
 namespace {
@@ -52,35 +54,7 @@ inline constexpr int64_t kDefaultMaxSize = int64_t{1} << 20;
 // the layers that share a weight, and a bound that keeps a weight read by thousands linear.
 inline constexpr size_t kMaxReadersCompared = 64;
 
-// The bytes a tensor's elements take (strings: their lengths).
-int64_t dataBytes(const onnx::TensorProto& tensor, int64_t num_elements) {
-  if (tensor.data_type() == onnx::TensorProto::STRING) {
-    int64_t total = 0;
-    for (const std::string& element : tensor.string_data()) total += element.size();
-    return total;
-  }
-  return num_elements * ir::elemTypeSize(tensor.data_type());
-}
-
-int64_t dataBytes(const onnx::TensorProto& tensor) {
-  int64_t count = 1;
-  for (int64_t dim : tensor.dims()) count *= dim;
-  return dataBytes(tensor, count);
-}
-
-bool sameAttributes(const ir::Node& a, const ir::Node& b) {
-  if (a.attributes().size() != b.attributes().size()) return false;
-  for (const ir::Attribute& attribute : a.attributes()) {
-    const ir::Attribute* other = b.attr(attribute.name());
-    if (other == nullptr || !attribute.graphs().empty() ||
-        attribute.proto().SerializeAsString() != other->proto().SerializeAsString()) {
-      return false;
-    }
-  }
-  return true;
-}
-
-// Other nodes that compute what `node` computes: the same op, inputs and attributes, in the same
+// Other nodes that compute what `node` computes (sameComputation), in the same
 // graph, with no output a graph output (an initializer cannot take it over) and none read that
 // the node leaves unread (the fold replaces only the node's read outputs).
 std::vector<const ir::Node*> twinsOf(const ir::Node& node) {
@@ -90,10 +64,7 @@ std::vector<const ir::Node*> twinsOf(const ir::Node& node) {
   for (const ir::Use& use : first->uses()) {
     const ir::Node* other = use.user();
     if (other == nullptr || other == &node || use.index() != 0 || other->graph() != node.graph() ||
-        !other->is(node.op()) || other->numOutputs() != node.numOutputs() ||
-        !std::equal(other->inputs().begin(), other->inputs().end(), node.inputs().begin(),
-                    node.inputs().end()) ||
-        !sameAttributes(node, *other) ||
+        !sameComputation(node, *other) ||
         std::find(twins.begin(), twins.end(), other) != twins.end()) {
       continue;
     }
@@ -194,7 +165,7 @@ class FoldConstantNode final : public RewritePattern {
       const bool first_read = std::find(node.inputs().begin(), node.inputs().end(), input) ==
                               node.inputs().begin() + inputs.size();
       if (first_read && onlyReadBy(*input, readers)) {
-        freed_bytes += dataBytes((*view)->proto(), (*view)->numElements());
+        freed_bytes += dataBytes((*view)->proto(), (*view)->numElements()).value_or(0);
       }
       views.push_back(**view);
       inputs.push_back(&views.back().proto());
@@ -217,7 +188,9 @@ class FoldConstantNode final : public RewritePattern {
     for (size_t i = 0; i < results->size(); ++i) {
       const ir::Value* output = node.output(i);
       if (output == nullptr || !output->hasUses()) continue;
-      result_bytes += dataBytes((*results)[i]);
+      const onnx::TensorProto& result = (*results)[i];
+      const int64_t count = ir::tensorElementCount(result).value_or(0);
+      result_bytes += dataBytes(result, count).value_or(0);
       if (std::string why = declarationMismatch(*output, (*results)[i]); !why.empty()) {
         return rewriter.notifyMatchFailure(node, why);
       }

@@ -102,21 +102,6 @@ bool equalsExactly(T element, double value) {
   }
 }
 
-// The bytes a tensor's data takes, judged from its dims and type (strings: their lengths);
-// nullopt for types without a known size.
-std::optional<int64_t> dataBytes(const TensorProto& tensor, int64_t count) {
-  if (tensor.data_type() == TensorProto::STRING) {
-    int64_t total = 0;
-    for (const std::string& element : tensor.string_data()) total += element.size();
-    return total;
-  }
-  const int64_t element_size = ir::elemTypeSize(tensor.data_type());
-  if (element_size == 0) return std::nullopt;
-  return count > std::numeric_limits<int64_t>::max() / element_size
-             ? std::numeric_limits<int64_t>::max()
-             : count * element_size;
-}
-
 // The element count of a tensor readConstant reads within `max_bytes`; nullopt for one it does
 // not read (segmented, of no known size, too large).
 absl::StatusOr<std::optional<int64_t>> readableCount(const TensorProto& tensor, int64_t max_bytes) {

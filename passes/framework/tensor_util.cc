@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "absl/base/casts.h"
@@ -281,6 +282,19 @@ std::optional<absl::string_view> elementBytes(const TensorProto& tensor, std::st
   }
   if (static_cast<int64_t>(bytes.size()) != *count * element_size) return std::nullopt;
   return bytes;
+}
+
+std::optional<int64_t> dataBytes(const TensorProto& tensor, int64_t count) {
+  if (tensor.data_type() == TensorProto::STRING) {
+    int64_t total = 0;
+    for (const std::string& element : tensor.string_data()) total += element.size();
+    return total;
+  }
+  const int64_t element_size = ir::elemTypeSize(tensor.data_type());
+  if (element_size == 0) return std::nullopt;
+  return count > std::numeric_limits<int64_t>::max() / element_size
+             ? std::numeric_limits<int64_t>::max()
+             : count * element_size;
 }
 
 absl::StatusOr<TensorProto> transposeTensor(const TensorProto& tensor,

@@ -813,5 +813,35 @@ TEST(SchemaTest, WrongKindsAndMissingRequiredAttributesNameTheNode) {
   EXPECT_TRUE(contains(perm.message(), "attribute 'perm' is INT, but ONNX defines it as INTS"));
 }
 
+// sameComputation and computationHash: attributes in any order are the same computation; -0.0 is
+// not 0.0; other inputs, other input order or another op are not; and equal ones hash alike.
+TEST(MatchTest, SameComputationComparesOpInputsAndAttributesExactly) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (float[2,3] X, float[2,3] Z) => (float[2,3] A, float[2,3] B, float[2,3] C, float[2,3] D,
+                                  float[2,3] E, float[2,3] F, float[2,3] G) {
+  A = LeakyRelu<alpha = 0.0>(X)
+  B = LeakyRelu<alpha = 0.0>(X)
+  C = LeakyRelu<alpha = -0.0>(X)
+  D = LeakyRelu<alpha = 0.0>(Z)
+  E = Elu<alpha = 0.0>(X)
+  F = Gemm<transA = 1, alpha = 2.0>(X, Z)
+  G = Gemm<alpha = 2.0, transA = 1>(X, Z)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  const ir::Graph& graph = model->graph();
+  auto node = [&](const char* output) -> const ir::Node& {
+    return *graph.findValue(output)->producer();
+  };
+  EXPECT_TRUE(sameComputation(node("A"), node("B")));
+  EXPECT_EQ(computationHash(node("A")), computationHash(node("B")));
+  EXPECT_TRUE(sameComputation(node("F"), node("G")));
+  EXPECT_EQ(computationHash(node("F")), computationHash(node("G")));
+  EXPECT_FALSE(sameComputation(node("A"), node("C")));
+  EXPECT_FALSE(sameComputation(node("A"), node("D")));
+  EXPECT_FALSE(sameComputation(node("A"), node("E")));
+}
+
 }  // namespace
 }  // namespace onnxopt

@@ -40,6 +40,15 @@ ONNXOPT_API LogicalResult forwardOperand(const ir::Node& node, ir::Value& operan
 // not known to be deterministic.
 ONNXOPT_API bool isDeterministic(const ir::Node& node);
 
+// Whether two nodes compute the same outputs from the same operands: the same op and domain,
+// output count, inputs (the same values; omitted ones in the same places) and attributes
+// whatever their order, compared exactly (floats by their bits: -0.0 is not 0.0; tensors and
+// subgraphs by their serialized protos), doc strings aside. For deterministic nodes, equal means
+// interchangeable.
+ONNXOPT_API bool sameComputation(const ir::Node& a, const ir::Node& b);
+// A hash of what sameComputation compares: equal for nodes it finds the same.
+ONNXOPT_API size_t computationHash(const ir::Node& node);
+
 // Whether the node (default domain) outputs its first input's elements in the same order, only
 // in another shape: Reshape, Flatten, Squeeze, Unsqueeze, in every version.
 ONNXOPT_API bool keepsElementOrder(const ir::Node& node);

@@ -40,6 +40,10 @@ ONNXOPT_API uint16_t floatToBfloat16(float value);
 ONNXOPT_API std::optional<absl::string_view> elementBytes(const onnx::TensorProto& tensor,
                                                           std::string* scratch);
 
+// The bytes `count` elements of the tensor's type take (strings: the lengths of those in
+// string_data), saturating at INT64_MAX; nullopt for a type of no known size.
+ONNXOPT_API std::optional<int64_t> dataBytes(const onnx::TensorProto& tensor, int64_t count);
+
 // The tensor transposed: output dim i is input dim perm[i]. Any rank and every element type,
 // strings included; the data stays where it was (raw_data or the typed field); name, type and
 // doc_string are kept. InvalidArgument naming the tensor when perm is not a permutation of the
