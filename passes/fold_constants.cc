@@ -40,6 +40,7 @@
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/tensor_util.h"
+#include "shape_folding.h"
 
 namespace onnxopt {
 namespace {
@@ -241,6 +242,7 @@ class FoldConstants final : public PatternPass {
     for (const std::string& op_type : eval::kernelOpTypes()) {
       if (!keptForQuantizedModels(op_type)) patterns.add<FoldConstantNode>(op_type, max_size_);
     }
+    addShapeFoldingPatterns(patterns);
   }
 
   PassOption<int64_t> max_size_{

@@ -16,6 +16,7 @@
 #include "onnxopt/rewrite/schema.h"
 #include "onnxopt/rewrite/shape_oracle.h"
 #include "onnxopt/rewrite/tensor_util.h"
+#include "shape_folding.h"
 
 namespace onnxopt {
 namespace {
@@ -203,14 +204,18 @@ class FoldShapes final : public PatternPass {
 
  private:
   void populatePatterns(RewritePatternSet& patterns) const override {
-    patterns.add<FoldKnownShape>();
-    patterns.add<FoldKnownSize>();
-    patterns.add<FoldGatherOfShape>();
-    patterns.add<FoldSliceOfShape>();
+    addShapeFoldingPatterns(patterns);
   }
 };
 
 }  // namespace
+
+void addShapeFoldingPatterns(RewritePatternSet& patterns) {
+  patterns.add<FoldKnownShape>();
+  patterns.add<FoldKnownSize>();
+  patterns.add<FoldGatherOfShape>();
+  patterns.add<FoldSliceOfShape>();
+}
 
 std::unique_ptr<Pass> createFoldShapesPass() { return std::make_unique<FoldShapes>(); }
 

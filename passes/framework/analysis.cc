@@ -61,8 +61,9 @@ void AnalysisManager::beginRound() {
   if (shapes_ && shapes_computed_at_ != model_.modificationCount()) invalidateAll();
 }
 
-void AnalysisManager::nodeChanged(const ir::Node& node) {
-  if (shapes_) shapes_->forget(node);
+absl::Span<ir::Node* const> AnalysisManager::nodeChanged(const ir::Node& node) {
+  if (!shapes_) return {};
+  return shapes_->forget(node);
 }
 
 void AnalysisManager::invalidateAll() {

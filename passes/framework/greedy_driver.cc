@@ -1,7 +1,9 @@
 #include "onnxopt/rewrite/greedy_driver.h"
 
 #include <algorithm>
+#include <optional>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "describe.h"
@@ -48,6 +50,61 @@ std::vector<ir::Node*> withDownstream(std::vector<ir::Node*> nodes) {
   return nodes;
 }
 
+// Keys that order main-graph nodes as the graph's list did when `listed` was made: a listed node
+// at position p has p << 32; a node made since comes right after the last listed node it reads,
+// directly or through other new nodes, ties in the order they were made.
+class ListOrder {
+ public:
+  explicit ListOrder(const NodesByOp& listed) : listed_(listed) {}
+
+  uint64_t keyOf(const ir::Node& node) {
+    if (std::optional<uint32_t> position = listedPosition(node)) return uint64_t{*position} << 32;
+    return (uint64_t{after(node)} << 32) | (uint64_t{1} << 31) | (node.ordinal() & 0x7fffffffu);
+  }
+
+ private:
+  std::optional<uint32_t> listedPosition(const ir::Node& node) const {
+    if (node.ordinal() >= listed_.position_by_ordinal.size()) return std::nullopt;
+    const uint32_t position = listed_.position_by_ordinal[node.ordinal()];
+    if (position == NodesByOp::kUnlisted) return std::nullopt;
+    return position;
+  }
+
+  // The last listed position a new node reads; each new node is searched once (producers first,
+  // without recursion).
+  uint32_t after(const ir::Node& node) {
+    std::vector<const ir::Node*> pending = {&node};
+    while (!pending.empty()) {
+      const ir::Node* current = pending.back();
+      if (after_.contains(current)) {
+        pending.pop_back();
+        continue;
+      }
+      uint32_t last = 0;
+      bool ready = true;
+      for (const ir::Value* input : current->inputs()) {
+        const ir::Node* producer = input != nullptr ? input->producer() : nullptr;
+        if (producer == nullptr || producer->graph() != node.graph()) continue;
+        if (std::optional<uint32_t> position = listedPosition(*producer)) {
+          last = std::max(last, *position);
+        } else if (auto known = after_.find(producer); known != after_.end()) {
+          last = std::max(last, known->second);
+        } else {
+          pending.push_back(producer);
+          ready = false;
+        }
+      }
+      if (!ready) continue;
+      after_.emplace(current, last);
+      pending.pop_back();
+    }
+    return after_.at(&node);
+  }
+
+  const NodesByOp& listed_;
+  absl::flat_hash_map<const ir::Node*, uint32_t> after_;
+};
+
 }  // namespace
 
 std::vector<ir::Node*> GreedyRewriteDriver::firstSeeds(ir::Model& model, AnalysisManager& analyses,
@@ -60,20 +117,30 @@ std::vector<ir::Node*> GreedyRewriteDriver::firstSeeds(ir::Model& model, Analysi
     // Past a quarter of the model, listing the nodes afresh costs less than what follows.
     if (touched && touched->size() <= listed->num_nodes / 4) {
       // Each op's list is in list order already: merging them keeps it, in linear time.
-      std::vector<std::pair<uint32_t, ir::Node*>> rooted;
+      std::vector<std::pair<uint64_t, ir::Node*>> seeds_in_order;
       for (const Root& root : roots_) {
         auto of_op = listed->nodes.find(root.op->key());
         if (of_op == listed->nodes.end()) continue;
-        const auto middle = static_cast<std::ptrdiff_t>(rooted.size());
-        rooted.insert(rooted.end(), of_op->second.begin(), of_op->second.end());
-        std::inplace_merge(rooted.begin(), rooted.begin() + middle, rooted.end());
+        const auto middle = static_cast<std::ptrdiff_t>(seeds_in_order.size());
+        for (const auto& [position, node] : of_op->second) {
+          seeds_in_order.emplace_back(uint64_t{position} << 32, node);
+        }
+        std::inplace_merge(seeds_in_order.begin(), seeds_in_order.begin() + middle,
+                           seeds_in_order.end());
       }
+      // The touched nodes take their places among them, so that a node is offered after the
+      // nodes it reads have been (a Shape after the Reshape whose shape a fold made constant).
+      const auto middle = static_cast<std::ptrdiff_t>(seeds_in_order.size());
+      ListOrder order(*listed);
+      for (ir::Node* node : *touched) seeds_in_order.emplace_back(order.keyOf(*node), node);
+      std::sort(seeds_in_order.begin() + middle, seeds_in_order.end());
+      std::inplace_merge(seeds_in_order.begin(), seeds_in_order.begin() + middle,
+                         seeds_in_order.end());
       std::vector<ir::Node*> seeds;
-      seeds.reserve(rooted.size() + touched->size());
-      for (const auto& [position, node] : rooted) {
-        if (!node->isErased()) seeds.push_back(node);
+      seeds.reserve(seeds_in_order.size());
+      for (const auto& [key, node] : seeds_in_order) {
+        if (!node->isErased() && (seeds.empty() || seeds.back() != node)) seeds.push_back(node);
       }
-      seeds.insert(seeds.end(), touched->begin(), touched->end());
       return seeds;
     }
   }
@@ -82,8 +149,10 @@ std::vector<ir::Node*> GreedyRewriteDriver::firstSeeds(ir::Model& model, Analysi
     NodesByOp listing;
     listing.mark = journal.mark();
     listing.num_nodes = nodes.size();
+    listing.position_by_ordinal.assign(model.graph().nodeOrdinalBound(), NodesByOp::kUnlisted);
     for (uint32_t position = 0; position < nodes.size(); ++position) {
       listing.nodes[nodes[position]->opKey()].emplace_back(position, nodes[position]);
+      listing.position_by_ordinal[nodes[position]->ordinal()] = position;
     }
     analyses.setNodesByOp(std::move(listing));
   }

@@ -202,8 +202,14 @@ void PatternRewriter::endChange() {
 
 void PatternRewriter::notifyChanged(ir::Node& node) {
   worklist_.push(&node);
-  analyses_.nodeChanged(node);
+  analysesChanged(node);
   endChange();
+}
+
+void PatternRewriter::analysesChanged(const ir::Node& node) {
+  // Their matches may depend on what the analyses now know better (a Shape of a value whose dims
+  // just became known), though nothing they read changed: offered again, not recorded as touched.
+  for (ir::Node* reader : analyses_.nodeChanged(node)) worklist_.seed(reader);
 }
 
 ShapeOracle& PatternRewriter::shapes() {
@@ -218,6 +224,14 @@ void PatternRewriter::pushProducer(const ir::Value* value) {
 void PatternRewriter::pushUsers(const ir::Value& value) {
   for (const ir::Use& use : value.uses()) {
     if (use.user() != nullptr) worklist_.push(use.user());
+  }
+}
+
+void PatternRewriter::operandsReplaced(const ir::Value& value) {
+  for (const ir::Use& use : value.uses()) {
+    if (use.user() == nullptr) continue;
+    worklist_.push(use.user());
+    analysesChanged(*use.user());
   }
 }
 
@@ -279,7 +293,7 @@ void PatternRewriter::replaceAllUsesWith(const ir::Value& from_value, ir::Value&
                              "may not return (see canReplaceAllUsesWith)"));
     return;
   }
-  pushUsers(from);
+  operandsReplaced(from);
   const bool swap_names = createdHere(to) || isMainGraphOutput(from);
   // The replacement computes the same thing, so it has the same type. When it takes over the
   // name, it takes over the declaration too, in its place in value_info.
@@ -313,6 +327,7 @@ size_t PatternRewriter::replaceUsesWhereAllowed(const ir::Value& from_value, ir:
     if (!use.isGraphOutput()) {
       worklist_.push(use.user());
       use.user()->setInput(use.index(), &to);
+      analysesChanged(*use.user());
     } else if (canTakeGraphOutput(*use.graphOutputOf(), from, to)) {
       use.graphOutputOf()->setOutput(use.index(), &to);
     } else {

@@ -213,8 +213,11 @@ const RuleOf* ruleFor(const ir::Node& node) {
       rules->emplace(op, RuleOf{Rule::kBroadcasting, since, /*gives_bool=*/true});
     }
     // Output 0 of the normalizations has the input's shape (BatchNormalization's others, in
-    // training mode, are per channel: no rule).
-    for (const char* op : {"BatchNormalization", "InstanceNormalization", "LRN"}) {
+    // training mode, are per channel, LayerNormalization's per row: no rule), and so has that of
+    // the ops that write into or accumulate along their first input.
+    for (const char* op : {"BatchNormalization", "InstanceNormalization", "LRN",
+                           "LayerNormalization", "GroupNormalization", "MeanVarianceNormalization",
+                           "CumSum", "Trilu", "Scatter", "ScatterElements", "ScatterND"}) {
       rules->emplace(op, RuleOf{Rule::kSameAsInput});
     }
     rules->emplace("Conv", RuleOf{Rule::kConv});
@@ -324,13 +327,36 @@ void ShapeOracle::switchToGraph(const ir::Graph& graph) {
 
 std::optional<int64_t> ShapeOracle::rankOf(const ir::Value& value) { return typeOf(value).rank(); }
 
-void ShapeOracle::forget(const ir::Node& node) {
-  for (const ir::Value* output : node.outputs()) {
-    if (output == nullptr) continue;
-    std::vector<const Type*>& answers = answersIn(*output->graph());
-    if (output->ordinal() < answers.size()) answers[output->ordinal()] = nullptr;
-    inferred_.erase(output);
+bool ShapeOracle::dropAnswers(const ir::Value& value) {
+  std::vector<const Type*>& answers = answersIn(*value.graph());
+  bool had = false;
+  if (value.ordinal() < answers.size() && answers[value.ordinal()] != nullptr) {
+    answers[value.ordinal()] = nullptr;
+    had = true;
   }
+  return inferred_.erase(&value) > 0 || had;
+}
+
+absl::Span<ir::Node* const> ShapeOracle::forget(const ir::Node& node) {
+  // Breadth first, so that the budget goes to the nodes nearest the change (a Shape right after
+  // a Reshape whose shape became a constant). A node whose outputs had no answers ends the walk
+  // there: every answer is computed after its inputs' (resolve()), so nothing below it was
+  // derived from what changed since they were dropped.
+  readers_of_forgotten_.clear();
+  auto drop_below = [this](const ir::Node& changed, bool always) {
+    for (const ir::Value* output : changed.outputs()) {
+      if (output == nullptr || (!dropAnswers(*output) && !always)) continue;
+      for (const ir::Use& use : output->uses()) {
+        if (use.user() != nullptr) readers_of_forgotten_.push_back(use.user());
+      }
+    }
+  };
+  drop_below(node, /*always=*/true);
+  for (size_t next = 0;
+       next < readers_of_forgotten_.size() && next < kMaxNodesForgottenPerChange; ++next) {
+    drop_below(*readers_of_forgotten_[next], /*always=*/false);
+  }
+  return readers_of_forgotten_;
 }
 
 namespace {

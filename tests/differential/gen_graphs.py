@@ -685,7 +685,7 @@ class Graph:
         m, k = self.shape[cur]
         self.motifs.append('fold')
         form = self.pick(['arith', 'concat', 'slice', 'cast', 'twins', 'shape', 'shape', 'shape', 'size',
-                          'size'])
+                          'size', 'shape_after_fold', 'shape_after_fold'])
         if form == 'arith':
             ops = ['Add', 'Sub', 'Mul'] + (['Div'] if self.is_float else [])
             # Max and Min broadcast from opset 8 (floats), have integer and float16 kernels from 12.
@@ -735,6 +735,31 @@ class Graph:
                            [], TensorProto.INT64)
             scale = self.op('Cast', [size], [], to=self.elem)  # N-dependent when m is N: no fold
             return self.op('Div' if self.is_float else 'Add', [cur, scale], [m, k])
+        if form == 'shape_after_fold':
+            # Reshape of cur to [-1, k], k computed by a Mod (which ONNX's inference does not
+            # propagate) of a dim of a graph input, and then a Shape, Size, Gather or Slice of the
+            # result: fold-constants folds the target, and so knows the result's dims, and folds
+            # what reads them (with fold-shapes' patterns) in the same run.
+            if self.opset < 10:
+                return cur
+            g = self.graph_input([1, k])
+            big = self.ints([1000])
+            dim = self.node('Mod', [self.dim_of(self.node('Shape', [g], [2], elem=TensorProto.INT64), g, 1), big],
+                            [1], elem=TensorProto.INT64)
+            target = self.node('Concat', [self.ints([-1]), dim], [2], {'axis': 0}, elem=TensorProto.INT64)
+            y = self.op('Reshape', [cur, target], [m, k])
+            shape = self.node('Shape', [y], [2], elem=TensorProto.INT64)
+            reads = [self.node('Gather', [shape, self.ints([1])], [1], {'axis': 0}, elem=TensorProto.INT64),
+                     self.slice(shape, [1], [2], [0], None, [1])]
+            if isinstance(m, int):  # else y's dims are not all known
+                reads.append(self.node('Size', [y], [], elem=TensorProto.INT64))
+            scale = self.op('Cast', [reads[0]], [1], to=self.elem)
+            for read in reads[1:]:
+                scale = self.op('Add', [scale, self.op('Cast', [read], self.shape[read], to=self.elem)], [1])
+            z = self.op('Div' if self.is_float else 'Add', [y, scale], [m, k])
+            if isinstance(m, int) and self.chance(0.5):
+                z = self.op('Reshape', [z, shape], [m, k])
+            return self.continue_or_output(z, cur)
         # Reshape of cur (or of a graph input: its rank is declared, a computed value's may be
         # unknown) to [m, k] or [k, m] (not a transpose), the target computed from its Shape.
         target = [m, k] if self.chance(0.6) or not isinstance(m, int) else [k, m]

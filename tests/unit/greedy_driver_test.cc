@@ -10,6 +10,8 @@
 #include "gtest/gtest.h"
 #include "onnxopt/ir/verifier.h"
 #include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/shape_oracle.h"
+#include "onnxopt/rewrite/tensor_util.h"
 
 namespace onnxopt {
 namespace {
@@ -390,6 +392,62 @@ relus (float[N] X, bool C) => (float[N] Y, float[N] Z) {
   DriverRun run;
   runDriver(*single_graph, patterns, run);
   EXPECT_EQ(visits, (std::vector<std::string>{"n", "a"}));
+}
+
+// Shape(x) of fully known dims -> a Constant.
+class ShapeOfKnownDims final : public RewritePattern {
+ public:
+  ShapeOfKnownDims() : RewritePattern("shape-of-known-dims", {"Shape"}) {}
+  LogicalResult matchAndRewrite(const ir::Node& shape, PatternRewriter& rewriter) const override {
+    const std::optional<ir::Shape>& dims = rewriter.shapes().typeOf(*shape.input(0)).shape();
+    std::vector<int64_t> sizes;
+    for (const ir::Dim& dim : dims.value_or(ir::Shape{ir::Dim::unknown()})) {
+      if (!dim.isKnown()) return rewriter.notifyMatchFailure(shape, "a dim is not known");
+      sizes.push_back(dim.value());
+    }
+    if (failed(rewriter.match(shape))) return failure();
+    ir::Node* constant = rewriter.replaceRootWithNewNode("Constant", {});
+    rewriter.setAttr(*constant, ir::Attribute::makeTensor("value", makeInt64Tensor(sizes)));
+    return success();
+  }
+};
+
+// At a Neg of a Reshape to a graph input's shape: the Reshape reshapes to `target` instead.
+class ReshapeToTarget final : public RewritePattern {
+ public:
+  ReshapeToTarget() : RewritePattern("reshape-to-target", {"Neg"}) {}
+  LogicalResult matchAndRewrite(const ir::Node& neg, PatternRewriter& rewriter) const override {
+    const ir::Node* reshape = producerOf(neg.input(0));
+    if (reshape == nullptr || !reshape->input(1)->isGraphInput()) return failure();
+    if (failed(rewriter.match(neg))) return failure();
+    rewriter.setInput(*reshape, 1, reshape->graph()->findValue("target"));
+    return success();
+  }
+};
+
+// A change may tell more about types downstream than the changed node's users read: the nodes
+// that read them are offered again, though the Shape was offered (and declined) before.
+TEST(GreedyDriver, ReadersOfWhatAChangeMadeBetterKnownAreOfferedAgain) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X, int64[2] dynamic) => (int64[2] S, float[3,2] Y) <int64[2] target = {3, 2}> {
+  R = Reshape(X, dynamic)
+  T = Transpose(R)
+  S = Shape(T)
+  Y = Neg(R)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  RewritePatternSet patterns;
+  patterns.add<ShapeOfKnownDims>();
+  patterns.add<ReshapeToTarget>();
+  DriverRun run;
+  run.context.setVerifyFixedPoint(true);
+  runDriver(*model, patterns, run);
+  ASSERT_TRUE(run.result.ok()) << run.result.status();
+  const ir::Node* s = model->graph().findValue("S")->producer();
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->opType(), "Constant");
 }
 
 TEST(GreedyDriver, IterationCapReportsNonConvergence) {

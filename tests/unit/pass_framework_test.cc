@@ -8,6 +8,7 @@
 #include "onnxopt/ir/serialization.h"
 #include "test_models.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "onnxopt/ir/verifier.h"
@@ -561,6 +562,48 @@ TEST(AnalysisManager, ShapesAreSharedWithinARoundAndRecomputedAfterChanges) {
   EXPECT_EQ(analyses.shapeComputations(), 2) << "nothing changed: kept";
 }
 
+// A Reshape whose shape folds has known dims, so the Shape read after it folds in the same
+// round, and the next Reshape's shape with it: -O1 settles in one round and the round that
+// confirms it, however many such steps the model chains (Swin-T has 15).
+TEST(PassManager, O1FoldsAChainOfShapesComputedFromShapesInOneRound) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] X, float[12] scale) => (float[?,?] Y)
+<int64[1] zero = {0}, int64[1] one = {1}, int64[1] big = {100}, int64[1] minus_one = {-1}>
+{
+  s1 = Shape(X)
+  d1 = Gather<axis = 0>(s1, zero)
+  m1 = Mod(d1, big)
+  c1 = Concat<axis = 0>(m1, minus_one)
+  r1 = Reshape(X, c1)
+  n1 = LayerNormalization(r1, scale)
+  s2 = Shape(n1)
+  d2 = Gather<axis = 0>(s2, one)
+  m2 = Mod(d2, big)
+  c2 = Concat<axis = 0>(m2, minus_one)
+  r2 = Reshape(n1, c2)
+  a2 = Relu(r2)
+  s3 = Shape(a2)
+  d3 = Gather<axis = 0>(s3, zero)
+  m3 = Mod(d3, big)
+  c3 = Concat<axis = 0>(minus_one, m3)
+  Y = Reshape(a2, c3)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  PassManagerOptions options;
+  options.fixed_point = true;
+  PassManager pass_manager(options);
+  ASSERT_TRUE(pass_manager.addPipeline(*PassRegistry::global().namedPipeline("O1")).ok());
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->rounds, 2);
+  std::vector<std::string> ops;
+  for (const ir::Node& node : model->graph()) ops.push_back(node.opType());
+  EXPECT_EQ(ops, (std::vector<std::string>{"Reshape", "LayerNormalization", "Reshape", "Relu",
+                                           "Reshape"}));
+}
+
 TEST(PassManager, DebugSinkHearsTheDriver) {
   auto model = parseModel(kModel);
   std::vector<std::string> lines;
@@ -645,6 +688,84 @@ TEST(PassManager, LaterPassesAreOfferedOnlyTheNodesOfTheirRootOps) {
   EXPECT_LT(report->runs[1].statistics.nodes_visited, 10);
   EXPECT_EQ(report->runs[1].statistics.nodes_rewritten, 1);
   EXPECT_EQ(model->graph().numNodes(), 3000u);
+}
+
+// Matches nothing; records the output name of every node of `op_type` it is offered.
+class RecordOffers final : public RewritePattern {
+ public:
+  RecordOffers(const char* op_type, std::vector<std::string>* offers)
+      : RewritePattern("record-offers", {op_type}), offers_(offers) {}
+  LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
+    offers_->push_back(node.output(0)->name());
+    return rewriter.notifyMatchFailure(node, "records only");
+  }
+
+ private:
+  std::vector<std::string>* offers_;
+};
+
+class RecordOffersPass final : public PatternPass {
+ public:
+  RecordOffersPass(std::vector<std::string>* offers, const char* other_op = "Add")
+      : PatternPass("record-offers"), offers_(offers), other_op_(other_op) {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    patterns.add<RecordOffers>("Relu", offers_);
+    patterns.add<RecordOffers>(other_op_, offers_);
+  }
+  std::vector<std::string>* offers_;
+  const char* other_op_;
+};
+
+// A later pass is offered the nodes of its root ops and the nodes changed since they were listed
+// in the graph's order, the changed among the others: a node comes after those it reads.
+TEST(PassManager, LaterPassesAreOfferedTheChangedNodesInListOrder) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N] X) => (float[N] Y) {
+  k = Constant<value = float {1.0}>()
+  a = Relu(X)
+  b = Add(a, k)
+  c = Relu(b)
+  d = Relu(c)
+  e = Relu(d)
+  Y = Relu(e)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  std::vector<std::string> offers;
+  PassManager pass_manager;
+  ASSERT_TRUE(pass_manager.addPipeline("lift-constants").ok());
+  pass_manager.addPass(std::make_unique<RecordOffersPass>(&offers));
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->runs[1].statistics.nodes_visited, 6) << "the listed nodes, not a new list";
+  EXPECT_EQ(offers, (std::vector<std::string>{"a", "b", "c", "d", "e", "Y"}))
+      << "lift-constants changed the Add's operand";
+
+  // A node made since the listing comes right after the last listed node it reads.
+  std::string text = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,2] X) => (float[N,2] n12) <float[2,2] W = {1.0, 2.0, 3.0, 4.0}, float[2] B = {1.0, 2.0}> {
+  p = Relu(X)
+  a = Relu(p)
+  m = MatMul(a, W)
+  s = Add(m, B)
+  n0 = Relu(s)
+)";
+  for (int i = 1; i <= 12; ++i) absl::StrAppend(&text, "  n", i, " = Neg(n", i - 1, ")\n");
+  auto fused = parseModel(text + "}\n");
+  ASSERT_NE(fused, nullptr);
+  offers.clear();
+  PassManager fusing;
+  ASSERT_TRUE(fusing.addPipeline("fuse-matmul-add-gemm").ok());
+  fusing.addPass(std::make_unique<RecordOffersPass>(&offers, "Gemm"));
+  report = fusing.run(*fused);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_LT(report->runs[1].statistics.nodes_visited, 16) << "the listed nodes, not a new list";
+  EXPECT_EQ(offers, (std::vector<std::string>{"p", "a", "s", "n0"}))
+      << "the Gemm that took over the Add's output comes second";
 }
 
 TEST(PassManager, PassTotalsSumRunsPerPass) {

@@ -443,6 +443,52 @@ g (float[N,4] X, float[4,5] W) => (float[N,5] Y) {
   EXPECT_EQ(before.shape(), shape({s("N"), k(4)})) << "a returned reference stays valid";
 }
 
+// A change upstream may let the oracle know more downstream: forget() drops what was derived
+// from the changed node's outputs too, nearest first and within a budget.
+TEST(ShapeOracleTest, ForgetDropsWhatWasDerivedDownstream) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4] X, int64[2] dynamic) => (float[?,?] Y) <int64[2] target = {4, 6}> {
+  R = Reshape(X, dynamic)
+  T = Transpose(R)
+  Y = Relu(T)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ir::Graph& graph = model->graph();
+  ir::Value& y = *graph.findValue("Y");
+  ShapeOracle oracle(*model);
+  EXPECT_EQ(oracle.inferredTypeOf(y).shape(), shape({Dim::unknown(), Dim::unknown()}));
+  EXPECT_EQ(oracle.typeOf(y).shape(), shape({Dim::unknown(), Dim::unknown()}));
+  ir::Node& reshape = *graph.findValue("R")->producer();
+  reshape.setInput(1, graph.findValue("target"));
+  oracle.forget(reshape);
+  EXPECT_EQ(oracle.inferredTypeOf(y).shape(), shape({k(6), k(4)}));
+  EXPECT_EQ(oracle.typeOf(y).shape(), shape({k(6), k(4)}));
+}
+
+TEST(ShapeOracleTest, ForgetVisitsABoundedNumberOfNodesPerChange) {
+  const size_t length = ShapeOracle::kMaxNodesForgottenPerChange + 10;
+  std::string nodes = "  v0 = Reshape(X, dynamic)\n";
+  for (size_t i = 1; i <= length; ++i) absl::StrAppend(&nodes, "  v", i, " = Relu(v", i - 1, ")\n");
+  auto model = parseModel(absl::StrCat(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X, int64[2] dynamic) => (float[?,?] v)", length, R"() <int64[2] target = {3, 2}> {
+)", nodes, "}\n"));
+  ASSERT_NE(model, nullptr);
+  ir::Graph& graph = model->graph();
+  ShapeOracle oracle(*model);
+  const ir::Value& last = *graph.findValue(absl::StrCat("v", length));
+  const ir::Value& near = *graph.findValue("v5");
+  EXPECT_EQ(oracle.inferredTypeOf(last).shape(), shape({Dim::unknown(), Dim::unknown()}));
+  ir::Node& reshape = *graph.findValue("v0")->producer();
+  reshape.setInput(1, graph.findValue("target"));
+  oracle.forget(reshape);
+  EXPECT_EQ(oracle.inferredTypeOf(near).shape(), shape({k(3), k(2)}));
+  EXPECT_EQ(oracle.inferredTypeOf(last).shape(), shape({Dim::unknown(), Dim::unknown()}))
+      << "past the budget the old answer stays: true, if less precise";
+}
+
 TEST(ShapeOracleTest, ConstantIntsFromInitializersAndConstants) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 13]>
@@ -571,6 +617,28 @@ g (float[N,3,4] X, int64[2] dynamic) => (float[N,3,7] P, float[N,6,8] R, float[N
   EXPECT_EQ(inferredShape(*model, "U"), shape({k(1), s("N"), k(3), k(4)}));
   EXPECT_EQ(inferredShape(*model, "S"), shape({s("N"), k(3), k(4)}));
   EXPECT_EQ(inferredShape(*model, "Q"), shape({s("N"), k(3), Dim::unknown()}));
+}
+
+// At opset 18 libonnx 1.12 knows no schema, so these answers are the local rules' alone.
+TEST(ShapeRulesTest, OpsWhoseFirstOutputHasTheFirstInputsShape) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 18]>
+g (float[N,3,4] X, int64[N,3,4] I, float[1,3,4] update) => (float[N,3,4] L, float[N,3,4] G, float[N,3,4] M, float[N,3,4] C, float[N,3,4] T, float[N,3,4] E, float[N,3,4] D)
+<float[4] scale = {1.0, 1.0, 1.0, 1.0}, float[3] group_scale = {1.0, 1.0, 1.0}, int64 axis = {1}, int64[1,1] index = {0}>
+{
+  L = LayerNormalization(X, scale)
+  G = GroupNormalization<num_groups = 3>(X, group_scale, group_scale)
+  M = MeanVarianceNormalization(X)
+  C = CumSum(X, axis)
+  T = Trilu(X)
+  E = ScatterElements(X, I, X)
+  D = ScatterND(X, index, update)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  for (const char* name : {"L", "G", "M", "C", "T", "E", "D"}) {
+    EXPECT_EQ(inferredShape(*model, name), shape({s("N"), k(3), k(4)})) << name;
+  }
 }
 
 // For an empty axes list, input or attribute, ONNX Runtime's kernel squeezes every dim of 1 and

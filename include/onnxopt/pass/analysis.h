@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
 #include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
 
@@ -82,6 +83,9 @@ struct NodesByOp {
   // Per op key (ir::Node::opKey): the node and its position in the graph's list, in list order.
   absl::flat_hash_map<uint32_t, std::vector<std::pair<uint32_t, ir::Node*>>> nodes;
   size_t num_nodes = 0;
+  // Per node ordinal, the position in the list; kUnlisted for a node made since.
+  static constexpr uint32_t kUnlisted = UINT32_MAX;
+  std::vector<uint32_t> position_by_ordinal;
 };
 
 // The analyses passes share. Shapes are computed once, on first use, and kept through the
@@ -101,8 +105,9 @@ class ONNXOPT_API AnalysisManager {
   // computed anew (and ONNX inference may run once more).
   void beginRound();
   // A rewriter changed `node` (its operands, attributes or op): what analyses know about its
-  // outputs goes.
-  void nodeChanged(const ir::Node& node);
+  // outputs goes, and what they derived from that. Returns the nodes whose operands the analyses
+  // now know less about (ShapeOracle::forget()), valid until the next call.
+  absl::Span<ir::Node* const> nodeChanged(const ir::Node& node);
   // Something changed that no rewriter described: every analysis goes.
   void invalidateAll();
   // A rewriter replaced or removed `attribute`: its subgraphs stay alive as long as analyses may

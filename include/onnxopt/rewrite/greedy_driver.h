@@ -16,10 +16,12 @@
 namespace onnxopt {
 
 struct GreedyRewriteConfig {
-  // An iteration offers every live node to the patterns (the first iteration, after an earlier
-  // pass listed the nodes by operator, only the root operators' nodes and the changed ones), then
-  // every node the rewrites touched, until the worklist is empty: a fixed point for patterns that look only at the nodes a rewrite
-  // requeues (the rewriter requeues the users, producers and operands of what it changes).
+  // An iteration offers every live node to the patterns in the graph's order (the first
+  // iteration, after an earlier pass listed the nodes by operator, only the root operators' nodes
+  // and the changed ones), then every node the rewrites touched, until the worklist is empty: a
+  // fixed point for patterns that look only at the nodes a rewrite requeues (the rewriter
+  // requeues the users, producers and operands of what it changes, and the readers of values
+  // whose types a change may have made better known).
   // Another iteration follows only when one hit its rewrite limit, or, with confirm_fixed_point,
   // until one changes nothing; max_iterations caps them.
   int64_t max_iterations = 10;

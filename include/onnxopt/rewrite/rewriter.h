@@ -182,6 +182,9 @@ class ONNXOPT_API PatternRewriter {
   bool beginChange(const ir::Node& node);
   // Every change ends here: the node is revisited, analyses forget it, the journal accounts.
   void notifyChanged(ir::Node& node);
+  // `node` changed, or is about to read other operands: what the analyses knew of its outputs
+  // goes, and the nodes that read what they knew less of are offered again.
+  void analysesChanged(const ir::Node& node);
   void endChange();
   void recordError(const ir::Node& node, absl::string_view message);
   void erase(ir::Node& node);
@@ -193,6 +196,9 @@ class ONNXOPT_API PatternRewriter {
   void pushProducer(const ir::Value* value);
   // Every node that reads `value` (its users inside subgraphs included).
   void pushUsers(const ir::Value& value);
+  // Every node that reads `value` is about to read another value instead: pushed, and what the
+  // analyses know of its outputs goes (the new operand may tell more, a constant for instance).
+  void operandsReplaced(const ir::Value& value);
 
   ir::Model& model_;
   detail::Worklist& worklist_;

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "onnxopt/export.h"
 #include "onnxopt/ir/ir.h"
 
@@ -33,9 +34,9 @@ inline constexpr int64_t kMaxRankFromShapeLength = 64;
 // value without a shape, ONNX's own shape inference over the whole model, run at most once per
 // oracle (it costs about two protobuf parses of the model). Declared dims win over inferred ones;
 // an unknown dim is never guessed. Answers are memoized per value; values are SSA, so an answer
-// stays true until the producing node changes (forget()). Returned references stay valid. The
-// model's graphs must outlive the oracle (a PatternRewriter's oracle lives no longer than the
-// subgraphs its pass retires).
+// stays true until the producing node changes (forget()), though a change upstream may let the
+// oracle know more. Returned references stay valid. The model's graphs must outlive the oracle
+// (a PatternRewriter's oracle lives no longer than the subgraphs its pass retires).
 class ONNXOPT_API ShapeOracle {
  public:
   explicit ShapeOracle(ir::Model& model);
@@ -70,8 +71,15 @@ class ONNXOPT_API ShapeOracle {
   // shapeValueOf() with Shape read through inferredTypeOf(): what shape folding may believe.
   absl::StatusOr<std::optional<ShapeValue>> inferredShapeValueOf(const ir::Value& value);
 
-  // The node's outputs may have changed type: answers about them are dropped.
-  void forget(const ir::Node& node);
+  // The node changed (an operand, an attribute, the op): answers about its outputs are dropped,
+  // and so are those derived from them downstream, which may now say less than the oracle can
+  // know (a Reshape whose shape input became a constant has known dims). At most
+  // kMaxNodesForgottenPerChange nodes are visited, nearest first, so that a pass stays linear;
+  // answers beyond stay true (values are SSA), if less precise, until the oracle is made afresh.
+  // Returns the nodes that read a value whose answer went (valid until the next call): patterns
+  // that read types may match them now.
+  absl::Span<ir::Node* const> forget(const ir::Node& node);
+  static constexpr size_t kMaxNodesForgottenPerChange = 1024;
 
  private:
   // typeOf() for a value without an answer yet.
@@ -102,6 +110,8 @@ class ONNXOPT_API ShapeOracle {
   // than hashing a pointer. A forgotten answer stays in the pool, unreachable, until the oracle
   // goes.
   const ir::Type& remember(const ir::Value& value, ir::Type type);
+  // Drops every answer about `value`; whether there was one.
+  bool dropAnswers(const ir::Value& value);
   std::vector<const ir::Type*>& answersIn(const ir::Graph& graph) {
     if (&graph != last_graph_) switchToGraph(graph);
     return *last_answers_;
@@ -119,6 +129,7 @@ class ONNXOPT_API ShapeOracle {
   absl::flat_hash_map<const ir::Value*, ir::Type> onnx_inferred_;
   absl::node_hash_map<const ir::Value*, Inferred> inferred_;
   bool onnx_inference_ran_ = false;
+  std::vector<ir::Node*> readers_of_forgotten_;  // forget()'s walk and answer
 };
 
 // Numpy-style (multidirectional) broadcast of two shapes, assuming the model is valid at run time:
