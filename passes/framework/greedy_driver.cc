@@ -128,11 +128,15 @@ std::vector<ir::Node*> GreedyRewriteDriver::firstSeeds(ir::Model& model, Analysi
         std::inplace_merge(seeds_in_order.begin(), seeds_in_order.begin() + middle,
                            seeds_in_order.end());
       }
-      // The touched nodes take their places among them, so that a node is offered after the
-      // nodes it reads have been (a Shape after the Reshape whose shape a fold made constant).
+      // The touched nodes a pattern may root at, or that are dead (the driver erases them), take
+      // their places among them, so that a node is offered after the nodes it reads have been (a
+      // Shape after the Reshape whose shape a fold made constant).
       const auto middle = static_cast<std::ptrdiff_t>(seeds_in_order.size());
       ListOrder order(*listed);
-      for (ir::Node* node : *touched) seeds_in_order.emplace_back(order.keyOf(*node), node);
+      for (ir::Node* node : *touched) {
+        if (rootFor(*node) == nullptr && node->hasUsedOutputs()) continue;
+        seeds_in_order.emplace_back(order.keyOf(*node), node);
+      }
       std::sort(seeds_in_order.begin() + middle, seeds_in_order.end());
       std::inplace_merge(seeds_in_order.begin(), seeds_in_order.begin() + middle,
                          seeds_in_order.end());
