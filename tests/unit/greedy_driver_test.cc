@@ -18,6 +18,7 @@ namespace {
 
 using testing::findNode;
 using testing::parseModel;
+using testing::RecordVisits;
 
 ir::Node* producerOf(const ir::Value* value) { return value ? value->producer() : nullptr; }
 
@@ -345,20 +346,6 @@ TEST(GreedyDriver, IntAttributesAreMadeOnTheModelsArena) {
     EXPECT_EQ(saved->graph().node(2).attribute(0).i(), 7);
   }
 }
-
-// Matches nothing; records the output name of every node of `op_type` it is offered.
-class RecordVisits final : public RewritePattern {
- public:
-  RecordVisits(const char* op_type, std::vector<std::string>* visits)
-      : RewritePattern("record-visits", {op_type}), visits_(visits) {}
-  LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
-    visits_->push_back(node.output(0)->name());
-    return rewriter.notifyMatchFailure(node, "records only");
-  }
-
- private:
-  std::vector<std::string>* visits_;
-};
 
 TEST(GreedyDriver, OffersNodesInListOrderProducersFirst) {
   constexpr char kRelus[] = R"(

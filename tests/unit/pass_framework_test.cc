@@ -690,20 +690,6 @@ TEST(PassManager, LaterPassesAreOfferedOnlyTheNodesOfTheirRootOps) {
   EXPECT_EQ(model->graph().numNodes(), 3000u);
 }
 
-// Matches nothing; records the output name of every node of `op_type` it is offered.
-class RecordOffers final : public RewritePattern {
- public:
-  RecordOffers(const char* op_type, std::vector<std::string>* offers)
-      : RewritePattern("record-offers", {op_type}), offers_(offers) {}
-  LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
-    offers_->push_back(node.output(0)->name());
-    return rewriter.notifyMatchFailure(node, "records only");
-  }
-
- private:
-  std::vector<std::string>* offers_;
-};
-
 class RecordOffersPass final : public PatternPass {
  public:
   RecordOffersPass(std::vector<std::string>* offers, const char* other_op = "Add")
@@ -711,8 +697,8 @@ class RecordOffersPass final : public PatternPass {
 
  private:
   void populatePatterns(RewritePatternSet& patterns) const override {
-    patterns.add<RecordOffers>("Relu", offers_);
-    patterns.add<RecordOffers>(other_op_, offers_);
+    patterns.add<testing::RecordVisits>("Relu", offers_);
+    patterns.add<testing::RecordVisits>(other_op_, offers_);
   }
   std::vector<std::string>* offers_;
   const char* other_op_;

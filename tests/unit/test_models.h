@@ -1,14 +1,17 @@
 #pragma once
 
-// Builds IR models from ONNX's text syntax for tests.
+// Builds IR models from ONNX's text syntax for tests, and patterns the tests share.
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "onnx/defs/parser.h"
 #include "onnxopt/ir/serialization.h"
+#include "onnxopt/rewrite/pattern.h"
+#include "onnxopt/rewrite/rewriter.h"
 
 namespace onnxopt::testing {
 
@@ -35,5 +38,19 @@ inline ir::Node* findNode(ir::Graph& graph, const std::string& output_name) {
   }
   return nullptr;
 }
+
+// Matches nothing; records the output name of every node of `op_type` it is offered.
+class RecordVisits final : public RewritePattern {
+ public:
+  RecordVisits(const char* op_type, std::vector<std::string>* visits)
+      : RewritePattern("record-visits", {op_type}), visits_(visits) {}
+  LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
+    visits_->push_back(node.output(0)->name());
+    return rewriter.notifyMatchFailure(node, "records only");
+  }
+
+ private:
+  std::vector<std::string>* visits_;
+};
 
 }  // namespace onnxopt::testing
