@@ -1,6 +1,8 @@
 // eliminate-nop-dropout: an inference Dropout's output is its input, so its readers read the
 // input. Inference is: `is_test` set before opset 7, always from 7 to 11, and from 12 a
-// `training_mode` that is absent or a constant false (the ratio then does not matter). A used mask
+// `training_mode` that is absent or a constant false (the ratio then does not matter). From 12 a
+// training Dropout of a constant ratio of 0 drops nothing and scales by 1: its output is its input
+// too, and its mask all true (torchvision's Swin exports one per attention). A used mask
 // is replaced only from opset 12, by ConstantOfShape(true) of the input's fully known shape: ONNX
 // Runtime returns all-false masks for opsets 7 to 11 (zeros of T before 10), which the spec does
 // not define, so there the pass declines. Graph outputs the input may not become (a main-graph
@@ -25,9 +27,21 @@ namespace {
 
 constexpr int64_t kFirstOpsetWithTrainingMode = 12;
 
-// Whether the Dropout runs in inference mode: "" when it does, the reason otherwise. An error for
-// a malformed node.
-absl::StatusOr<std::string> whyNotInference(const ir::Node& dropout, int64_t opset) {
+// Whether the ratio input is a constant 0 (from opset 12): a training Dropout then drops nothing.
+// An error for a malformed constant.
+absl::StatusOr<bool> hasRatioZero(const ir::Node& dropout) {
+  const ir::Value* ratio = dropout.input(1);
+  if (ratio == nullptr) return false;  // 0.5 by default
+  absl::StatusOr<std::optional<ConstantView>> constant = readConstant(*ratio);
+  if (!constant.ok()) return constant.status();
+  if (!*constant) return false;
+  const std::optional<std::vector<double>> values = (*constant)->asDoubles();
+  return values && values->size() == 1 && (*values)[0] == 0.0;
+}
+
+// Whether the Dropout's output is its input (it runs in inference mode, or drops nothing): ""
+// when it is, the reason otherwise. An error for a malformed node.
+absl::StatusOr<std::string> whyNotIdentity(const ir::Node& dropout, int64_t opset) {
   if (opset < 7) {
     absl::StatusOr<int64_t> is_test = getIntOr(dropout, "is_test", 0);
     if (!is_test.ok()) return is_test.status();
@@ -36,6 +50,9 @@ absl::StatusOr<std::string> whyNotInference(const ir::Node& dropout, int64_t ops
   if (opset < kFirstOpsetWithTrainingMode) return std::string();
   const ir::Value* training_mode = dropout.input(2);
   if (training_mode == nullptr) return std::string();
+  absl::StatusOr<bool> ratio_zero = hasRatioZero(dropout);
+  if (!ratio_zero.ok()) return ratio_zero.status();
+  if (*ratio_zero) return std::string();
   absl::StatusOr<std::optional<ConstantView>> constant = readConstant(*training_mode);
   if (!constant.ok()) return constant.status();
   if (!*constant) return absl::StrCat("training_mode '", training_mode->name(), "' is not a constant");
@@ -43,7 +60,7 @@ absl::StatusOr<std::string> whyNotInference(const ir::Node& dropout, int64_t ops
   if ((*constant)->elemType() != onnx::TensorProto::BOOL || !values || values->size() != 1) {
     return absl::StrCat("training_mode '", training_mode->name(), "' is not one bool");
   }
-  return std::string((*values)[0] == 0 ? "" : "training_mode is true");
+  return std::string((*values)[0] == 0 ? "" : "training_mode is true and the ratio not a constant 0");
 }
 
 onnx::TensorProto oneElementTrue() {
@@ -59,7 +76,7 @@ class RemoveInferenceDropout final : public RewritePattern {
     const ir::Value* output = dropout.output(0);
     if (input == nullptr || output == nullptr) return failure();
     const int64_t opset = rewriter.opsetVersion(dropout).value_or(0);
-    absl::StatusOr<std::string> why_not = whyNotInference(dropout, opset);
+    absl::StatusOr<std::string> why_not = whyNotIdentity(dropout, opset);
     if (!why_not.ok()) return rewriter.emitError(dropout, why_not.status());
     if (!why_not->empty()) return rewriter.notifyMatchFailure(dropout, *why_not);
 

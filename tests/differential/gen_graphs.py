@@ -775,8 +775,8 @@ class Graph:
     def motif_identity(self, cur):
         """Identity chains (one made a graph output, whose name must stay), an unused weight, and
         Dropouts: inference ones (opsets 7-11; 12+ without training_mode or with a constant
-        false), their masks read, and near misses: training_mode a graph input (ratio 0 keeps it
-        exact)."""
+        false), training ones of a ratio of 0 (training_mode true or a graph input: they drop
+        nothing), their masks read."""
         m, k = self.shape[cur]
         self.motifs.append('identity')
         if self.chance(0.3):
@@ -797,12 +797,13 @@ class Graph:
             attrs = {'ratio': self.pick([0.5, 0.1])} if self.chance(0.5) else {}
             return self.op('Dropout', [cur], [m, k], **attrs)
         operands = [cur]
-        training = self.pick(['absent', 'absent', 'false', 'input'])
+        training = self.pick(['absent', 'absent', 'false', 'true', 'input'])
         if training != 'absent' or self.chance(0.5):
-            ratio = 0.0 if training == 'input' else self.pick([0.5, 0.2])
+            # A training Dropout is random unless its ratio is 0: then it is exact.
+            ratio = 0.0 if training in ('true', 'input') else self.pick([0.5, 0.2])
             operands.append(self.full([], ratio))
-        if training == 'false':
-            operands.append(self.full([], False, TensorProto.BOOL))
+        if training in ('false', 'true'):
+            operands.append(self.full([], training == 'true', TensorProto.BOOL))
         elif training == 'input':
             operands.append(self.graph_input([], TensorProto.BOOL))
         if self.chance(0.4):

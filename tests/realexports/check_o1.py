@@ -14,9 +14,10 @@ Checked on the main graph of each optimized model (not inside If and Loop bodies
   known-shape      a Shape whose input has a fully known shape after onnx shape inference.
   identity         an Identity, unless its output is a graph output whose name no producer can
                    take (its input is a graph input, an initializer or another graph output).
-  dropout          an inference Dropout: opset 7-11, opset < 7 with is_test, opset 12+ with no
-                   training_mode or a constant false one; not when its mask is read and the
-                   input's shape is unknown (the pass cannot build the all-true mask).
+  dropout          a Dropout whose output is its input: opset 7-11, opset < 7 with is_test,
+                   opset 12+ with no training_mode, a constant false one, or a constant ratio
+                   of 0; not when its mask is read and the input's shape is unknown (the pass
+                   cannot build the all-true mask).
   nop-cast         a Cast to the type its input already has (same exception as identity).
   bn-after-conv    an inference BatchNormalization (one output; training_mode 0 at opset 14+)
                    whose input is a Conv/ConvTranspose output read by nothing else and not a
@@ -204,13 +205,17 @@ def check_identities(g):
             if n.op_type == "Identity" and g.forwarding_allowed(n)]
 
 
-def dropout_is_inference(g, node):
+def dropout_is_identity(g, node):
     if g.opset < 7:
         return bool(attribute(node, "is_test", 0))
     if g.opset < 12:
         return True
     if len(node.input) < 3 or not node.input[2]:
         return True
+    if len(node.input) > 1 and node.input[1]:
+        ratio = g.constant_value(node.input[1])
+        if ratio is not None and ratio.size == 1 and float(ratio.reshape(-1)[0]) == 0.0:
+            return True
     training = g.constant_value(node.input[2])
     return training is not None and not bool(training)
 
@@ -218,14 +223,14 @@ def dropout_is_inference(g, node):
 def check_dropouts(g):
     leftovers = []
     for node in g.graph.node:
-        if node.op_type != "Dropout" or not dropout_is_inference(g, node):
+        if node.op_type != "Dropout" or not dropout_is_identity(g, node):
             continue
         mask_read = len(node.output) > 1 and g.is_read(node.output[1])
         if mask_read and g.dims(node.input[0]) is None:
             continue
         if not g.forwarding_allowed(node):
             continue
-        leftovers.append(("dropout", node, "an inference Dropout"))
+        leftovers.append(("dropout", node, "a Dropout whose output is its input"))
     return leftovers
 
 
