@@ -263,8 +263,8 @@ def combinations():
 
 def zero_dropout_ratios(model):
     """A training Dropout (opset 12+, training_mode true) draws a fresh mask on every run, so
-    ONNX Runtime could not compare the model before and after optimization. Ratio 0 keeps the
-    Dropout nodes (training_mode true, so no pass may drop them) and makes them deterministic."""
+    ONNX Runtime could not compare the model before and after optimization. Ratio 0 makes them
+    deterministic; they then drop nothing, and eliminate-nop-dropout removes them."""
     for module in model.modules():
         if isinstance(module, torch.nn.Dropout):
             module.p = 0.0

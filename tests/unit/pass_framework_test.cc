@@ -754,6 +754,31 @@ g (float[N,2] X) => (float[N,2] n12) <float[2,2] W = {1.0, 2.0, 3.0, 4.0}, float
       << "the Gemm that took over the Add's output comes second";
 }
 
+// A later round offers a pass the readers of the nodes changed since it last ran too: a pattern
+// rooted at the Conv looks at the Pad that feeds it, whose pads fold-constants made a constant
+// after fuse-pad-into-conv had declined.
+TEST(PassManager, LaterRoundsOfferTheReadersOfChangedNodes) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,4,4] X, float[3,2,3,3] W) => (float[1,3,4,6] Y)
+<int64[4] spatial = {0, 0, 1, 2}> {
+  pads = Concat<axis = 0>(spatial, spatial)
+  p = Pad(X, pads)
+  Y = Conv(p, W)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  PassManagerOptions options;
+  options.fixed_point = true;
+  PassManager pass_manager(options);
+  ASSERT_TRUE(pass_manager.addPipeline("fuse-pad-into-conv,fold-constants").ok());
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_TRUE(report.ok()) << report.status();
+  std::vector<std::string> ops;
+  for (const ir::Node& node : model->graph()) ops.push_back(node.opType());
+  EXPECT_EQ(ops, std::vector<std::string>{"Conv"}) << "the Pad folded into the Conv in round 2";
+}
+
 TEST(PassManager, PassTotalsSumRunsPerPass) {
   PipelineReport report;
   PassRun first;
