@@ -50,24 +50,6 @@ std::vector<ir::Node*> withDownstream(std::vector<ir::Node*> nodes) {
   return nodes;
 }
 
-// `nodes`, then the nodes that read their outputs: each once. A pattern rooted at a reader looks
-// at its producer too, so a change of the producer (a Pad whose pads became a constant) may let
-// it match (fold the Pad into the Conv that reads it).
-std::vector<ir::Node*> withReaders(std::vector<ir::Node*> nodes) {
-  absl::flat_hash_set<const ir::Node*> listed(nodes.begin(), nodes.end());
-  const size_t changed = nodes.size();
-  for (size_t i = 0; i < changed; ++i) {
-    for (const ir::Value* output : nodes[i]->outputs()) {
-      if (output == nullptr) continue;
-      for (const ir::Use& use : output->uses()) {
-        ir::Node* user = use.user();
-        if (user != nullptr && listed.insert(user).second) nodes.push_back(user);
-      }
-    }
-  }
-  return nodes;
-}
-
 // Keys that order main-graph nodes as the graph's list did when `listed` was made: a listed node
 // at position p has p << 32; a node made since comes right after the last listed node it reads,
 // directly or through other new nodes, ties in the order they were made.
@@ -351,7 +333,7 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
     } else if (const std::vector<ir::Node*>* touched =
                    context_.revisitFrom() ? journal.touchedSince(context_.revisitFrom()->mark)
                                           : nullptr) {
-      seed(context_.revisitFrom()->reads_types ? withDownstream(*touched) : withReaders(*touched));
+      seed(context_.revisitFrom()->reads_types ? withDownstream(*touched) : *touched);
     } else {
       seed(firstSeeds(model, analyses, journal));
     }

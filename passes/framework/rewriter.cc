@@ -230,9 +230,19 @@ void PatternRewriter::pushUsers(const ir::Value& value) {
 void PatternRewriter::operandsReplaced(const ir::Value& value) {
   for (const ir::Use& use : value.uses()) {
     if (use.user() == nullptr) continue;
-    worklist_.push(use.user());
-    analysesChanged(*use.user());
+    readsAnotherOperand(*use.user());
   }
+}
+
+void PatternRewriter::readsAnotherOperand(ir::Node& node) {
+  worklist_.push(&node);
+  // A pattern rooted at a reader looks at its producer's operands too (the Conv at the pads of the
+  // Pad feeding it, which just became a constant): the readers are offered again, here and in
+  // later fixed-point rounds.
+  for (const ir::Value* output : node.outputs()) {
+    if (output != nullptr) pushUsers(*output);
+  }
+  analysesChanged(node);
 }
 
 ir::Node* PatternRewriter::createNode(const std::string& op_type,
@@ -325,9 +335,8 @@ size_t PatternRewriter::replaceUsesWhereAllowed(const ir::Value& from_value, ir:
   const std::vector<ir::Use> uses(from.uses().begin(), from.uses().end());
   for (const ir::Use& use : uses) {
     if (!use.isGraphOutput()) {
-      worklist_.push(use.user());
       use.user()->setInput(use.index(), &to);
-      analysesChanged(*use.user());
+      readsAnotherOperand(*use.user());
     } else if (canTakeGraphOutput(*use.graphOutputOf(), from, to)) {
       use.graphOutputOf()->setOutput(use.index(), &to);
     } else {
@@ -381,7 +390,9 @@ ir::Node* PatternRewriter::replaceRootWithNewNode(const std::string& op_type,
     if (output != nullptr) pushUsers(*output);
   }
   root.graph()->moveOutputs(&root, replacement);
-  notifyChanged(*replacement);  // the shape oracle forgets what it knew of the outputs
+  // The replacement computes the root's values: what the analyses know of them stays true.
+  worklist_.push(replacement);
+  endChange();
   erase(root);
   return replacement;
 }

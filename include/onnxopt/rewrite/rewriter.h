@@ -196,9 +196,11 @@ class ONNXOPT_API PatternRewriter {
   void pushProducer(const ir::Value* value);
   // Every node that reads `value` (its users inside subgraphs included).
   void pushUsers(const ir::Value& value);
-  // Every node that reads `value` is about to read another value instead: pushed, and what the
-  // analyses know of its outputs goes (the new operand may tell more, a constant for instance).
+  // Every node that reads `value` is about to read another value instead (readsAnotherOperand).
   void operandsReplaced(const ir::Value& value);
+  // `node` reads another operand: it and its readers are pushed, and what the analyses know of its
+  // outputs goes (the new operand may tell more, a constant for instance).
+  void readsAnotherOperand(ir::Node& node);
 
   ir::Model& model_;
   detail::Worklist& worklist_;
