@@ -562,6 +562,13 @@ TEST(AnalysisManager, ShapesAreSharedWithinARoundAndRecomputedAfterChanges) {
   EXPECT_EQ(analyses.shapeComputations(), 2) << "nothing changed: kept";
 }
 
+// The main graph's op types, in order.
+std::vector<std::string> opTypes(const ir::Graph& graph) {
+  std::vector<std::string> ops;
+  for (const ir::Node& node : graph) ops.push_back(node.opType());
+  return ops;
+}
+
 // A Reshape whose shape folds has known dims, so the Shape read after it folds in the same
 // round, and the next Reshape's shape with it: -O1 settles in one round and the round that
 // confirms it, however many such steps the model chains (Swin-T has 15).
@@ -591,17 +598,12 @@ g (float[2,3,4] X, float[12] scale) => (float[?,?] Y)
 }
 )");
   ASSERT_NE(model, nullptr);
-  PassManagerOptions options;
-  options.fixed_point = true;
-  PassManager pass_manager(options);
-  ASSERT_TRUE(pass_manager.addPipeline(*PassRegistry::global().namedPipeline("O1")).ok());
-  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  absl::StatusOr<PipelineReport> report =
+      runToFixedPoint(*model, *PassRegistry::global().namedPipeline("O1"));
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->rounds, 2);
-  std::vector<std::string> ops;
-  for (const ir::Node& node : model->graph()) ops.push_back(node.opType());
-  EXPECT_EQ(ops, (std::vector<std::string>{"Reshape", "LayerNormalization", "Reshape", "Relu",
-                                           "Reshape"}));
+  EXPECT_EQ(opTypes(model->graph()), (std::vector<std::string>{"Reshape", "LayerNormalization",
+                                                               "Reshape", "Relu", "Reshape"}));
 }
 
 TEST(PassManager, DebugSinkHearsTheDriver) {
@@ -768,15 +770,9 @@ g (float[1,2,4,4] X, float[3,2,3,3] W) => (float[1,3,4,6] Y)
 }
 )");
   ASSERT_NE(model, nullptr);
-  PassManagerOptions options;
-  options.fixed_point = true;
-  PassManager pass_manager(options);
-  ASSERT_TRUE(pass_manager.addPipeline("fuse-pad-into-conv,fold-constants").ok());
-  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
-  ASSERT_TRUE(report.ok()) << report.status();
-  std::vector<std::string> ops;
-  for (const ir::Node& node : model->graph()) ops.push_back(node.opType());
-  EXPECT_EQ(ops, std::vector<std::string>{"Conv"}) << "the Pad folded into the Conv in round 2";
+  ASSERT_TRUE(runToFixedPoint(*model, "fuse-pad-into-conv,fold-constants").ok());
+  EXPECT_EQ(opTypes(model->graph()), std::vector<std::string>{"Conv"})
+      << "the Pad folded into the Conv in round 2";
 }
 
 TEST(PassManager, PassTotalsSumRunsPerPass) {
