@@ -92,8 +92,8 @@ const char* wireTypeName(const google::protobuf::FieldDescriptor& field) {
 // protobuf keeps a field it cannot read as its declared type (a wrong wire type, or an enum value
 // the schema does not list) among the unknown fields, under its known number. Fields whose number
 // ONNX 1.12 does not know come from a newer ONNX and are kept.
-absl::Status checkWireTypes(const google::protobuf::Message& message,
-                            absl::FunctionRef<std::string()> what) {
+absl::Status checkUnknownFieldWireTypes(const google::protobuf::Message& message,
+                                        absl::FunctionRef<std::string()> what) {
   const auto& unknown = message.GetReflection()->GetUnknownFields(message);
   for (int i = 0; i < unknown.field_count(); ++i) {
     const google::protobuf::UnknownField& found = unknown.field(i);

@@ -17,11 +17,21 @@
 
 namespace onnxopt::ir {
 
+// checkWireTypes for a message with unknown fields: reflection, which costs more than the
+// rest of a node's import, is asked only then.
+absl::Status checkUnknownFieldWireTypes(const google::protobuf::Message& message,
+                                        absl::FunctionRef<std::string()> what);
+
 // InvalidArgument naming `what()` (the element the message is) when one of the message's own
 // fields could not be read as its declared type: a wrong wire type, or an enum value ONNX does
-// not list. `what` is called only then.
-absl::Status checkWireTypes(const google::protobuf::Message& message,
-                            absl::FunctionRef<std::string()> what);
+// not list. `what` is called only then. Such a field is kept as an unknown field, so a message
+// without any is fine.
+template <typename GeneratedMessage>
+absl::Status checkWireTypes(const GeneratedMessage& message,
+                            absl::FunctionRef<std::string()> what) {
+  if (message.unknown_fields().field_count() == 0) return absl::OkStatus();
+  return checkUnknownFieldWireTypes(message, what);
+}
 
 // A new Model, and an empty ModelProto on the model's arena to parse into: then hand both to
 // importModelFrom, so that the IR refers to the parsed messages where they are.
