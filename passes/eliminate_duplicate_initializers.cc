@@ -47,9 +47,10 @@ constexpr size_t kEndBytes = 64;
 constexpr size_t kAllBytes = std::numeric_limits<size_t>::max();
 
 // A hash of the initializer's size and the first and last `end_bytes` of its elements (all of
-// them when they are fewer than twice that); nullopt when they cannot be read (as readElements)
-// or have no bytes (strings): such initializers are left alone. The ends of external data are
-// read from the file alone: a model's weights are told apart without reading them.
+// them when they are fewer than twice that); nullopt when they cannot be read (segments, data
+// of another size than the dims', unreadable external data) or have no bytes (strings): such
+// initializers are left alone. The ends of external data are read from the file alone: a
+// model's weights are told apart without reading them.
 std::optional<size_t> hashOfElements(const ir::Value& initializer, size_t end_bytes) {
   const ir::Tensor& tensor = *initializer.initializer();
   if (tensor.isExternal() && !tensor.proto().has_segment() &&
@@ -63,10 +64,17 @@ std::optional<size_t> hashOfElements(const ir::Value& initializer, size_t end_by
     return absl::HashOf(static_cast<size_t>(size), absl::string_view(*head),
                         absl::string_view(*tail));
   }
-  const std::optional<ConstantView> read = readElements(initializer);
-  if (!read) return std::nullopt;
+  if (tensor.proto().has_segment()) return std::nullopt;
+  // A hash only sorts initializers into runs: inline bytes are hashed as they are, and an
+  // initializer is checked (readElements) before another reads it.
+  std::optional<ConstantView> external;
+  if (tensor.isExternal()) {
+    external = readElements(initializer);
+    if (!external) return std::nullopt;
+  }
   std::string scratch;
-  const std::optional<absl::string_view> bytes = elementBytes(read->proto(), &scratch);
+  const std::optional<absl::string_view> bytes =
+      elementBytes(external ? external->proto() : tensor.proto(), &scratch);
   if (!bytes) return std::nullopt;
   if (bytes->size() / 2 < end_bytes) return absl::HashOf(*bytes);
   return absl::HashOf(bytes->size(), bytes->substr(0, end_bytes),
