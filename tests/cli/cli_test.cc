@@ -658,6 +658,36 @@ TEST_F(CliPipelineTest, ListPassesNamesEveryPassWithItsOptions) {
   EXPECT_TRUE(listDir(out_dir_).empty());
 }
 
+// The options every rewrite-driver pass takes are described once, and each such pass names them.
+TEST_F(CliPipelineTest, ListPassesDescribesTheDriverOptionsOnce) {
+  ToolRun r = runTool({"--list-passes"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  auto count = [&r](const std::string& text) {
+    size_t n = 0;
+    for (size_t at = r.out.find(text); at != std::string::npos; at = r.out.find(text, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("option max-iterations (int, default 10)"), 1u) << r.describe();
+  EXPECT_EQ(count("option confirm-fixed-point (bool, default false)"), 1u) << r.describe();
+  // A pass's entry: its name line and the indented lines under it.
+  auto entry = [&r](const std::string& pass) {
+    const size_t start = r.out.find("\n  " + pass + "\n");
+    if (start == std::string::npos) return std::string();
+    size_t end = start + 1;
+    do {
+      end = r.out.find('\n', end + 1);
+    } while (end != std::string::npos && r.out.compare(end + 1, 3, "   ") == 0);
+    return r.out.substr(start + 1, end - start);
+  };
+  EXPECT_TRUE(contains(entry("eliminate-identity"),
+                       "      driver options: max-iterations, confirm-fixed-point\n"))
+      << r.describe();
+  // A pass that is not a pattern pass has no driver options.
+  const std::string cse = entry("eliminate-common-subexpressions");
+  ASSERT_FALSE(cse.empty()) << r.describe();
+  EXPECT_FALSE(contains(cse, "driver options")) << cse;
+}
+
 TEST_F(CliPipelineTest, PrintPipelineOfTheDefaultIsO1) {
   const std::string o1 = namedPipeline("O1");
   for (const std::vector<std::string>& args :

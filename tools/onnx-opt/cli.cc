@@ -39,6 +39,7 @@
 #include "onnxopt/pass/opset_upgrade.h"
 #include "onnxopt/pass/pass_registry.h"
 #include "onnxopt/pass/target.h"
+#include "onnxopt/rewrite/pattern_pass.h"
 #include "progress.h"
 #include "report.h"
 
@@ -246,24 +247,57 @@ absl::Status save(const ir::Model& model, const Options& options, Io& io, Progre
   return writeStream(io.out, bytes, progress);
 }
 
-// One pass of --list-passes: its name, summary and options.
-void appendPass(const PassRegistry& registry, const PassInfo& info, std::string* text) {
+void appendOption(const PassOptionBase& option, std::string* text) {
+  absl::StrAppend(text, "      option ", option.name(), " (", option.typeName(), ", default ",
+                  option.defaultText(), "): ", option.description(), "\n");
+}
+
+// Appends the options every pass that runs the rewrite driver takes, from the first such pass,
+// and returns their names (none when no pass runs the driver).
+std::vector<std::string> appendDriverOptions(const PassRegistry& registry, std::string* text) {
+  for (const PassInfo* info : registry.passes()) {
+    absl::StatusOr<std::unique_ptr<Pass>> pass = registry.createPass(info->name);
+    const auto* pattern_pass = pass.ok() ? dynamic_cast<const PatternPass*>(pass->get()) : nullptr;
+    if (pattern_pass == nullptr) continue;
+    std::vector<std::string> names;
+    absl::StrAppend(text, "\nOptions of every pass that runs the rewrite driver (its \"driver "
+                          "options\" below):\n");
+    for (const PassOptionBase* option : pattern_pass->options()) {
+      if (!pattern_pass->isDriverOption(*option)) continue;
+      names.push_back(option->name());
+      appendOption(*option, text);
+    }
+    return names;
+  }
+  return {};
+}
+
+// One pass of --list-passes: its name, summary and options, the driver's by name only.
+void appendPass(const PassRegistry& registry, const PassInfo& info,
+                const std::vector<std::string>& driver_options, std::string* text) {
   absl::StrAppend(text, "  ", info.name, "\n      ", info.summary, "\n");
   absl::StatusOr<std::unique_ptr<Pass>> pass = registry.createPass(info.name);
   if (!pass.ok()) {
     absl::StrAppend(text, "      (cannot create it: ", pass.status().message(), ")\n");
     return;
   }
+  const auto* pattern_pass = dynamic_cast<const PatternPass*>(pass->get());
   for (const PassOptionBase* option : (*pass)->options()) {
-    absl::StrAppend(text, "      option ", option->name(), " (", option->typeName(),
-                    ", default ", option->defaultText(), "): ", option->description(), "\n");
+    if (pattern_pass == nullptr || !pattern_pass->isDriverOption(*option)) {
+      appendOption(*option, text);
+    }
+  }
+  if (pattern_pass != nullptr) {
+    absl::StrAppend(text, "      driver options: ", absl::StrJoin(driver_options, ", "), "\n");
   }
 }
 
-// --list-passes: the passes by group (passes.def's order; passes of no group last), each with
-// its summary and options, then the named pipelines.
+// --list-passes: the options every rewrite-driver pass takes, then the passes by group
+// (passes.def's order; passes of no group last), each with its summary and options, then the
+// named pipelines.
 std::string listPasses(const PassRegistry& registry) {
   std::string text = "Passes (--passes=NAME{OPTION=VALUE,...},NAME,...):\n";
+  const std::vector<std::string> driver_options = appendDriverOptions(registry, &text);
   const std::vector<const PassInfo*> passes = registry.passes();
   const auto appendGroup = [&](const PassGroup* group, absl::string_view heading) {
     bool any = false;
@@ -271,7 +305,7 @@ std::string listPasses(const PassRegistry& registry) {
       if (registry.groupOf(info->name) != group) continue;
       if (!any) absl::StrAppend(&text, "\n", heading, "\n");
       any = true;
-      appendPass(registry, *info, &text);
+      appendPass(registry, *info, driver_options, &text);
     }
   };
   for (const PassGroup& group : registry.groups()) {

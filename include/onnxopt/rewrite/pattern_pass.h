@@ -16,6 +16,12 @@ class ONNXOPT_API PatternPass : public Pass {
  public:
   absl::StatusOr<bool> run(ir::Model& model, PassContext& context) override;
 
+  // Whether `option` is one of the options every PatternPass takes (its rewrite driver's), not
+  // one of this pass's own: --list-passes shows those once.
+  bool isDriverOption(const PassOptionBase& option) const {
+    return &option == &max_iterations_ || &option == &confirm_fixed_point_;
+  }
+
  protected:
   explicit PatternPass(std::string name) : Pass(std::move(name)) {}
   // Called once, on the first run.
