@@ -280,17 +280,22 @@ absl::StatusOr<std::vector<int64_t>> broadcastDims(const KernelContext& ctx,
   return out;
 }
 
-std::vector<int64_t> broadcastIndex(absl::Span<const int64_t> in_dims,
-                                    absl::Span<const int64_t> out_dims) {
-  const size_t rank = out_dims.size();
-  const size_t offset = rank - in_dims.size();
-  // The input's stride along each output axis: 0 where the input is broadcast.
-  std::vector<int64_t> strides(rank, 0);
+std::vector<int64_t> broadcastStrides(absl::Span<const int64_t> in_dims,
+                                      absl::Span<const int64_t> out_dims) {
+  const size_t offset = out_dims.size() - in_dims.size();
+  std::vector<int64_t> strides(out_dims.size(), 0);
   int64_t stride = 1;
   for (size_t i = in_dims.size(); i-- > 0;) {
     if (in_dims[i] != 1) strides[offset + i] = stride;
     stride *= in_dims[i];
   }
+  return strides;
+}
+
+std::vector<int64_t> broadcastIndex(absl::Span<const int64_t> in_dims,
+                                    absl::Span<const int64_t> out_dims) {
+  const size_t rank = out_dims.size();
+  const std::vector<int64_t> strides = broadcastStrides(in_dims, out_dims);
   int64_t count = 1;
   for (const int64_t dim : out_dims) count *= dim;
   std::vector<int64_t> index(static_cast<size_t>(count));

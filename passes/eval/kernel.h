@@ -134,6 +134,10 @@ absl::Status dispatchType(const KernelContext& ctx, int32_t elem_type, F&& f);  
 // do not broadcast.
 absl::StatusOr<std::vector<int64_t>> broadcastDims(const KernelContext& ctx,
                                                    absl::Span<const std::vector<int64_t>> shapes);
+// The strides with which a row-major tensor of `in_dims`, broadcast numpy-style to `out_dims`,
+// is read along each axis of `out_dims`: 0 where it is broadcast.
+std::vector<int64_t> broadcastStrides(absl::Span<const int64_t> in_dims,
+                                      absl::Span<const int64_t> out_dims);
 // For each element of a tensor of `out_dims` (row-major), the index of the element it reads in
 // a tensor of `in_dims` broadcast to `out_dims`.
 std::vector<int64_t> broadcastIndex(absl::Span<const int64_t> in_dims,

@@ -110,18 +110,6 @@ class SourceWalker {
   int64_t at_;
 };
 
-// The strides with which a tensor of `in_dims`, broadcast numpy-style to `out_dims`, is read.
-std::vector<int64_t> broadcastStrides(absl::Span<const int64_t> in_dims,
-                                      absl::Span<const int64_t> out_dims) {
-  std::vector<int64_t> strides(out_dims.size(), 0);
-  const std::vector<int64_t> in_strides = stridesOf(in_dims);
-  const size_t offset = out_dims.size() - in_dims.size();
-  for (size_t i = 0; i < in_dims.size(); ++i) {
-    if (in_dims[i] != 1) strides[offset + i] = in_strides[i];
-  }
-  return strides;
-}
-
 // Element `to` of `out` becomes element `from` of `in`; both of one type.
 inline void copyElement(const EvalTensor& in, int64_t from, EvalTensor& out, int64_t to,
                         int64_t element_size) {

@@ -12,6 +12,7 @@
 #include "absl/functional/function_ref.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnxopt/rewrite/constant.h"
+#include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/schema.h"
 #include "../../ir/proto_io.h"
@@ -124,8 +125,6 @@ using ir::Shape;
 using ir::Type;
 
 const Dim kOne = Dim::known(1);
-
-bool isKnownOne(const Dim& dim) { return dim.isKnown() && dim.value() == 1; }
 
 // The dim of `shape` at position `i` counted from the right, or 1 past its rank.
 const Dim& fromRight(const Shape& shape, size_t i) {
