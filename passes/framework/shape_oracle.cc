@@ -67,6 +67,55 @@ bool everyShapeInputIsTyped(const onnx::GraphProto& graph, int64_t ir_version,
   return true;
 }
 
+// The Shape inputs of `graph` (subgraphs included) to declare with a type that says nothing
+// (element type 0, no shape), so that ONNX 1.12's data propagation for Shape-15, which reads its
+// input's type without a check, finds one where inference typed nothing (a custom op's output, or
+// a node's whose inference failed). Nullopt when a Shape reads another kind of value: a graph
+// output, an outer-scope value, an untyped graph input, an initializer below IR 4 (libonnx types
+// it only as a graph input's default). Those need a plain inference first.
+std::optional<std::vector<std::pair<onnx::GraphProto*, std::string>>> shapeInputsToDeclare(
+    onnx::GraphProto& graph, int64_t ir_version) {
+  absl::flat_hash_set<absl::string_view> typed, node_outputs, graph_outputs;
+  for (const onnx::ValueInfoProto& input : graph.input()) {
+    if (input.type().has_tensor_type()) typed.insert(input.name());
+  }
+  if (ir_version >= 4) {
+    for (const onnx::TensorProto& initializer : graph.initializer()) typed.insert(initializer.name());
+  }
+  for (const onnx::ValueInfoProto& output : graph.output()) graph_outputs.insert(output.name());
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const std::string& output : node.output()) node_outputs.insert(output);
+  }
+  std::vector<std::pair<onnx::GraphProto*, std::string>> declare;
+  absl::flat_hash_set<absl::string_view> declared;
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    if (isShape(node)) {
+      if (node.input_size() == 0) return std::nullopt;
+      const std::string& input = node.input(0);
+      if (!typed.contains(input)) {
+        if (!node_outputs.contains(input) || graph_outputs.contains(input)) return std::nullopt;
+        if (declared.insert(input).second) declare.emplace_back(&graph, input);
+      }
+    }
+    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+      std::vector<onnx::GraphProto*> subgraphs;
+      if (attribute.has_g()) subgraphs.push_back(attribute.mutable_g());
+      for (onnx::GraphProto& subgraph : *attribute.mutable_graphs()) subgraphs.push_back(&subgraph);
+      for (onnx::GraphProto* subgraph : subgraphs) {
+        auto nested = shapeInputsToDeclare(*subgraph, ir_version);
+        if (!nested) return std::nullopt;
+        declare.insert(declare.end(), nested->begin(), nested->end());
+      }
+    }
+  }
+  return declare;
+}
+
+bool isUntouchedDeclaration(const onnx::TypeProto& type) {
+  return type.has_tensor_type() && type.tensor_type().elem_type() == 0 &&
+         !type.tensor_type().has_shape();
+}
+
 // Inference reads the data of rank-sized tensors only (shapes, axes, pads, scalars). Bigger
 // initializers of the main graph reach it as graph inputs of their type, without data: a copy
 // of every weight would take as much memory again as the model, for each inference. Not as
@@ -1437,16 +1486,26 @@ void ShapeOracle::runOnnxShapeInference() {
   try {
     // ONNX 1.12's data propagation for Shape (opset 15+) dereferences its input's type without a
     // check, and crashes when inference left that input untyped (the output of a custom op, or of
-    // a node whose inference failed). With a Shape node in the model, a plain inference runs
-    // first, and data propagation only if it typed every Shape input.
+    // a node whose inference failed). Shape inputs that are node outputs get a declaration that
+    // says nothing; for any other Shape input, a plain inference runs first, and data
+    // propagation only if it typed every Shape input.
     bool data_propagation_is_safe = true;
-    if (hasShapeNode(inferred.graph())) {
-      onnx::ModelProto plain;
-      plain.CopyFrom(inferred);
-      detail::inferShapesGuarded(plain, {/*check_type=*/false, /*error_mode=*/0,
-                                         /*enable_data_propagation=*/false});
-      data_propagation_is_safe = everyShapeInputIsTyped(plain.graph(), plain.ir_version(), {});
-      if (!data_propagation_is_safe) inferred.Swap(&plain);
+    const std::optional<int64_t> opset = model_.opsetVersion("");
+    if (opset && *opset >= 15 && hasShapeNode(inferred.graph())) {
+      if (auto declare = shapeInputsToDeclare(*inferred.mutable_graph(), inferred.ir_version())) {
+        for (const auto& [graph, name] : *declare) {
+          onnx::ValueInfoProto* info = graph->add_value_info();
+          info->set_name(name);
+          info->mutable_type()->mutable_tensor_type()->set_elem_type(0);
+        }
+      } else {
+        onnx::ModelProto plain;
+        plain.CopyFrom(inferred);
+        detail::inferShapesGuarded(plain, {/*check_type=*/false, /*error_mode=*/0,
+                                           /*enable_data_propagation=*/false});
+        data_propagation_is_safe = everyShapeInputIsTyped(plain.graph(), plain.ir_version(), {});
+        if (!data_propagation_is_safe) inferred.Swap(&plain);
+      }
     }
     if (data_propagation_is_safe) {
       detail::inferShapesGuarded(inferred, {/*check_type=*/false, /*error_mode=*/0,
@@ -1470,7 +1529,7 @@ void ShapeOracle::runOnnxShapeInference() {
     }
     for (const auto& info : graph_proto->value_info()) {
       auto it = by_name.find(info.name());
-      if (it != by_name.end() && info.has_type()) {
+      if (it != by_name.end() && info.has_type() && !isUntouchedDeclaration(info.type())) {
         onnx_inferred_[it->second] = Type::fromProto(info.type());
       }
     }

@@ -133,6 +133,25 @@ g (float[1,2,8,8] X, float[4,2,3,3] W, float[2,3] A) => (int64[N] S) {
   }
 }
 
+// With the Shape of an untyped node output in the model, data propagation still runs for the rest:
+// Y's shape comes from the value of Shape(X).
+TEST(ShapeOracleTest, DataPropagationRunsBesideTheShapeOfAnUntypedValue) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 15, "com.example" : 1]>
+g (float[1,2,8,8] X, float[128] Z) => (int64[N] S, float[A,B,C,D] Y) {
+  U = com.example.MyOp(X)
+  S = Shape(U)
+  T = Shape(X)
+  Y = Reshape(Z, T)
+}
+)");
+  ShapeOracle oracle(*model);
+  const ir::Value& y = *model->graph().lastNode()->output(0);
+  EXPECT_EQ(oracle.inferredTypeOf(y).shape(), shape({k(1), k(2), k(8), k(8)}));
+  const ir::Value& u = *model->graph().firstNode()->output(0);
+  EXPECT_FALSE(oracle.inferredTypeOf(u).isTensor());
+}
+
 // A graph output's entry in the proto has a type field whether or not inference typed the value:
 // T's must not pass for a type that data propagation can read (T's input U is untyped, as above).
 TEST(ShapeOracleTest, ShapeOfAGraphOutputInferenceLeftUntypedDoesNotCrashInference) {
