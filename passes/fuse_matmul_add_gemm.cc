@@ -82,9 +82,10 @@ std::string fusedName(const std::string& matmul, const std::string& add) {
 }
 
 // The axis a Flatten of a rank-r input flattens at, negative axes counted from the end.
-int64_t flattenAxis(const ir::Node& flatten, size_t r) {
-  const int64_t axis = flatten.intAttr("axis", 1);
-  return axis < 0 ? axis + static_cast<int64_t>(r) : axis;
+absl::StatusOr<int64_t> flattenAxis(const ir::Node& flatten, size_t r) {
+  absl::StatusOr<int64_t> axis = getIntOr(flatten, "axis", 1);
+  if (axis.ok() && *axis < 0) *axis += static_cast<int64_t>(r);
+  return axis;
 }
 
 // The model's own 2-D form of a rank-r A, when A = Reshape(X, shape) with X of [P, K], K the
@@ -122,8 +123,10 @@ struct ReshapeSites {
   bool needs_reshape_back = false;
 };
 
-ReshapeSites surveyReshapeSites(const ir::Node& add, const ir::Value& a, const Shape& shape_a,
-                                ShapeOracle& shapes) {
+// An error when a Flatten or Reshape reader has an attribute of the wrong kind.
+absl::StatusOr<ReshapeSites> surveyReshapeSites(const ir::Node& add, const ir::Value& a,
+                                                const Shape& shape_a, int64_t opset,
+                                                ShapeOracle& shapes) {
   ReshapeSites sites;
   sites.a_2d = twoDimensionalSource(a, shape_a, shapes);
   sites.a_producer_goes = sites.a_2d != nullptr && a.hasOneUse() && !a.isGraphOutput();
@@ -133,22 +136,29 @@ ReshapeSites surveyReshapeSites(const ir::Node& add, const ir::Value& a, const S
     const ir::Node* reader = use.user();
     if (reader != nullptr && reader->graph() == add.graph() && use.index() == 0 &&
         reader->domain().empty()) {
-      if (reader->opType() == "Flatten" && flattenAxis(*reader, r) == static_cast<int64_t>(r - 1)) {
-        if (!reader->output(0)->isGraphOutput()) {
-          sites.flatten_readers.push_back(reader);
-          continue;
-        }
-        // A second graph output needs a value of its own: that Flatten stays.
-        if (output_flatten == nullptr) {
-          output_flatten = reader;
-          continue;
+      if (reader->opType() == "Flatten") {
+        absl::StatusOr<int64_t> axis = flattenAxis(*reader, r);
+        if (!axis.ok()) return axis.status();
+        if (*axis == static_cast<int64_t>(r - 1)) {
+          if (!reader->output(0)->isGraphOutput()) {
+            sites.flatten_readers.push_back(reader);
+            continue;
+          }
+          // A second graph output needs a value of its own: that Flatten stays.
+          if (output_flatten == nullptr) {
+            output_flatten = reader;
+            continue;
+          }
         }
       }
       if (reader->opType() == "Reshape" && reader->input(1) != nullptr) {
         const std::optional<std::vector<int64_t>> target = shapes.constantInts(*reader->input(1));
         const bool has_zero =
             !target || std::find(target->begin(), target->end(), 0) != target->end();
-        if (reader->intAttr("allowzero", 0) == 1 || !has_zero) {
+        // Before Reshape-14 a 0 copies a dim of the input whatever an allowzero says.
+        absl::StatusOr<int64_t> allowzero = opset >= 14 ? getIntOr(*reader, "allowzero", 0) : 0;
+        if (!allowzero.ok()) return allowzero.status();
+        if (*allowzero == 1 || !has_zero) {
           sites.reshape_readers.push_back(reader);
           continue;
         }
@@ -298,7 +308,9 @@ class FuseMatMulAdd final : public RewritePattern {
       if (opset < 9) {
         return decline("reshaping around the Gemm needs an int64 Constant (opset 9 on)");
       }
-      sites = surveyReshapeSites(add, a, *shape_a, shapes);
+      absl::StatusOr<ReshapeSites> surveyed = surveyReshapeSites(add, a, *shape_a, opset, shapes);
+      if (!surveyed.ok()) return rewriter.emitError(add, surveyed.status());
+      sites = *std::move(surveyed);
       if (sites.needs_reshape_back) {
         if (LogicalResult planned = planReshape(*shape_a, *y, n, opset, &plan); failed(planned)) {
           return decline(plan.why_not);
