@@ -201,8 +201,7 @@ void PatternRewriter::endChange() {
 }
 
 void PatternRewriter::notifyChanged(ir::Node& node) {
-  worklist_.push(&node);
-  analysesChanged(node);
+  revisitWithReaders(node);
   endChange();
 }
 
@@ -230,15 +229,16 @@ void PatternRewriter::pushUsers(const ir::Value& value) {
 void PatternRewriter::operandsReplaced(const ir::Value& value) {
   for (const ir::Use& use : value.uses()) {
     if (use.user() == nullptr) continue;
-    readsAnotherOperand(*use.user());
+    revisitWithReaders(*use.user());
   }
 }
 
-void PatternRewriter::readsAnotherOperand(ir::Node& node) {
+void PatternRewriter::revisitWithReaders(ir::Node& node) {
   worklist_.push(&node);
-  // A pattern rooted at a reader looks at its producer's operands too (the Conv at the pads of the
-  // Pad feeding it, which just became a constant): the readers are offered again, here and in
-  // later fixed-point rounds.
+  // A pattern rooted at a reader looks at its producer's operands and attributes too (the Conv at
+  // the pads of the Pad feeding it, which just became a constant; the BatchNormalization at the
+  // transB and weight of the Gemm feeding it): the readers are offered again, here and in later
+  // fixed-point rounds.
   for (const ir::Value* output : node.outputs()) {
     if (output != nullptr) pushUsers(*output);
   }
@@ -336,7 +336,7 @@ size_t PatternRewriter::replaceUsesWhereAllowed(const ir::Value& from_value, ir:
   for (const ir::Use& use : uses) {
     if (!use.isGraphOutput()) {
       use.user()->setInput(use.index(), &to);
-      readsAnotherOperand(*use.user());
+      revisitWithReaders(*use.user());
     } else if (canTakeGraphOutput(*use.graphOutputOf(), from, to)) {
       use.graphOutputOf()->setOutput(use.index(), &to);
     } else {

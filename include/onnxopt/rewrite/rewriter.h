@@ -180,7 +180,8 @@ class ONNXOPT_API PatternRewriter {
   void eraseDeadNode(ir::Node& node);
 
   bool beginChange(const ir::Node& node);
-  // Every change ends here: the node is revisited, analyses forget it, the journal accounts.
+  // Every change ends here: the node and its readers are revisited (revisitWithReaders),
+  // analyses forget it, the journal accounts.
   void notifyChanged(ir::Node& node);
   // `node` changed, or is about to read other operands: what the analyses knew of its outputs
   // goes, and the nodes that read what they knew less of are offered again.
@@ -196,11 +197,12 @@ class ONNXOPT_API PatternRewriter {
   void pushProducer(const ir::Value* value);
   // Every node that reads `value` (its users inside subgraphs included).
   void pushUsers(const ir::Value& value);
-  // Every node that reads `value` is about to read another value instead (readsAnotherOperand).
+  // Every node that reads `value` is about to read another value instead (revisitWithReaders).
   void operandsReplaced(const ir::Value& value);
-  // `node` reads another operand: it and its readers are pushed, and what the analyses know of its
-  // outputs goes (the new operand may tell more, a constant for instance).
-  void readsAnotherOperand(ir::Node& node);
+  // `node` changed or is about to read another operand: it and its readers are pushed, and what
+  // the analyses know of its outputs goes (the new operand may tell more, a constant for
+  // instance).
+  void revisitWithReaders(ir::Node& node);
 
   ir::Model& model_;
   detail::Worklist& worklist_;
