@@ -21,7 +21,13 @@ void Value::swapName(Value& other) {
 }
 
 Type Value::type() const {
-  if (value_info_ && value_info_->has_type()) return Type::fromProto(value_info_->type());
+  // A weight's own tensor is its type, whatever a declaration says (a rewrite may have left a
+  // vaguer one); not a graph input's default, which the caller may replace by another tensor of
+  // the declared type.
+  const bool tensor_decides = initializer_ && !input_info_;
+  if (!tensor_decides && value_info_ && value_info_->has_type()) {
+    return Type::fromProto(value_info_->type());
+  }
   if (input_info_ && input_info_->has_type()) return Type::fromProto(input_info_->type());
   if (initializer_) {
     Shape shape;

@@ -59,6 +59,9 @@ struct OptimizeOptions {
   int64_t max_fixed_point_rounds = kDefaultMaxFixedPointRounds;
   // Fail when a rewrite driver or the fixed-point loop does not converge.
   bool require_convergence = false;
+  // Tests: after each rewrite driver converges, offer every node once more; a rewrite then fails
+  // the run, naming the pass, the pattern and the node (production would have missed it).
+  bool verify_fixed_point = false;
 
   // If set, receives the pipeline's report: one PassRun per pass run (statistics: nodes visited,
   // matched, rewritten, removed, initializers removed; time), the rounds, the warnings.

@@ -306,12 +306,14 @@ void PatternRewriter::replaceAllUsesWith(const ir::Value& from_value, ir::Value&
   operandsReplaced(from);
   const bool swap_names = createdHere(to) || isMainGraphOutput(from);
   // The replacement computes the same thing, so it has the same type. When it takes over the
-  // name, it takes over the declaration too, in its place in value_info.
-  if (swap_names && to.valueInfo() == nullptr && from.valueInfo() != nullptr &&
-      to.graph() == from.graph()) {
-    to.swapValueInfo(from);
-  } else if (to.valueInfo() == nullptr && from.type().isTensor()) {
-    to.setType(from.type());
+  // name, it takes over the declaration too, in its place in value_info. A weight or graph input
+  // keeps the type its tensor or the graph's interface gives it.
+  if (to.producer() != nullptr && to.valueInfo() == nullptr) {
+    if (swap_names && from.valueInfo() != nullptr && to.graph() == from.graph()) {
+      to.swapValueInfo(from);
+    } else if (from.type().isTensor()) {
+      to.setType(from.type());
+    }
   }
   from.replaceAllUsesWith(&to);
   if (swap_names) to.swapName(from);

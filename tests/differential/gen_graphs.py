@@ -1158,7 +1158,11 @@ class Graph:
         if not self.is_float:
             return cur
         self.motifs.append('log-softmax')
-        s = self.op('Softmax', [cur], [m, k], **({'axis': self.pick([1, -1, 0])} if self.chance(0.7) else {}))
+        # The Softmax reads a Tanh of the input: an element far below its row's maximum makes the
+        # unfused Softmax underflow to 0 and its Log -inf, where the fused LogSoftmax gives the
+        # finite value it should (docs/passes/fuse-log-softmax.md). Bounded, both agree.
+        bounded = self.op('Tanh', [cur], [m, k])
+        s = self.op('Softmax', [bounded], [m, k], **({'axis': self.pick([1, -1, 0])} if self.chance(0.7) else {}))
         self.maybe_share(s, 0.15)
         return self.op('Log', [s], [m, k])
 

@@ -127,6 +127,42 @@ m (float[2] X) => (float[2] Y, float[2] Z) {
 // A value may take the place of another only where it is visible: a body's value is not, in the
 // graph around the body; nor does a value replace itself. Asked of an If: its outer operand r and
 // the then-branch's a (r is read only by nodes, so no graph-output rule decides it).
+// A forwarded value's declaration says what the model's exporter knew of it, often less than a
+// graph input's interface or a weight's tensor: neither takes it over.
+TEST(FrameworkSafety, ForwardingKeepsTheTypesOfGraphInputsAndWeights) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (float[N,2] X) => (float[N,2] Y) <float[2] W = {1.0, 2.0}, float[M,2] a, float[unk] b> {
+  a = Identity(X)
+  b = Identity(W)
+  Y = Add(a, b)
+}
+)");
+  std::vector<bool> allowed;
+  RewritePatternSet patterns;
+  patterns.add<ForwardIdentity>(&allowed);
+  ASSERT_TRUE(runPatterns(*model, patterns).ok());
+  const ir::Value& x = *model->graph().findValue("X");
+  const ir::Value& w = *model->graph().findValue("W");
+  EXPECT_EQ(x.valueInfo(), nullptr);
+  EXPECT_EQ(w.valueInfo(), nullptr);
+  EXPECT_EQ(x.type().shape(), ir::Shape({ir::Dim::symbolic("N"), ir::Dim::known(2)}));
+  EXPECT_EQ(w.type().shape(), ir::Shape({ir::Dim::known(2)}));
+}
+
+// A weight's tensor is its type even where the model declares less of it.
+TEST(FrameworkSafety, AWeightsTypeIsItsTensorsWhateverItsDeclaration) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (float[2] X) => (float[2] Y) <float[2] W = {1.0, 2.0}> {
+  Y = Add(X, W)
+}
+)");
+  ir::Value& w = *model->graph().findValue("W");
+  w.setType(ir::Type::tensor(onnx::TensorProto::FLOAT, ir::Shape({ir::Dim::symbolic("unk")})));
+  EXPECT_EQ(w.type().shape(), ir::Shape({ir::Dim::known(2)}));
+}
+
 TEST(FrameworkSafety, ForwardingNeverReadsAValueOutsideItsScope) {
   class AskAcrossScopes final : public RewritePattern {
    public:
