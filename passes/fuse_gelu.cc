@@ -112,7 +112,10 @@ class FuseGeluPattern final : public RewritePattern {
   // Rooted at the Mul or the Div (by 2) that ends the product. Gelu is new in opset 20, and none
   // of Mul, Div, Add (14), Erf, Tanh (13) and Pow (15) has a newer version up to 23.
   explicit FuseGeluPattern(const std::string& op_type)
-      : RewritePattern(absl::StrCat("fuse-gelu-", op_type), {op_type, 20}) {}
+      : RewritePattern(absl::StrCat("fuse-gelu-", op_type), {op_type, 20}) {
+    // The tanh form: Mul, Add, Tanh, Mul, Add, Mul, Pow up to the x * x of a cube.
+    setMatchDepth(8);
+  }
 
   LogicalResult matchAndRewrite(const ir::Node& root, PatternRewriter& rewriter) const override {
     ChainMatcher m(rewriter);

@@ -42,7 +42,9 @@ void replaceWithHardSigmoid(PatternRewriter& rewriter, ir::Value* x, float alpha
 class FuseScaledRelu6 final : public RewritePattern {
  public:
   explicit FuseScaledRelu6(const std::string& op_type)
-      : RewritePattern(absl::StrCat("fuse-scaled-relu6-", op_type), {op_type, kFirstOpset}) {}
+      : RewritePattern(absl::StrCat("fuse-scaled-relu6-", op_type), {op_type, kFirstOpset}) {
+    setMatchDepth(4);  // Clip, Relu, Add up to x
+  }
 
   LogicalResult matchAndRewrite(const ir::Node& root, PatternRewriter& rewriter) const override {
     if (root.numInputs() != 2) return failure();
@@ -73,7 +75,9 @@ class FuseScaledRelu6 final : public RewritePattern {
 // Rooted at the Clip of Clip(x * alpha + beta, 0, 1).
 class FuseClippedAffine final : public RewritePattern {
  public:
-  FuseClippedAffine() : RewritePattern("fuse-clipped-affine", {"Clip", kFirstOpset}) {}
+  FuseClippedAffine() : RewritePattern("fuse-clipped-affine", {"Clip", kFirstOpset}) {
+    setMatchDepth(3);  // Add, Mul up to x
+  }
 
   LogicalResult matchAndRewrite(const ir::Node& clip, PatternRewriter& rewriter) const override {
     const ir::Node* add = producerOf(clip.input(0), "Add");

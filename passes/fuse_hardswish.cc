@@ -33,7 +33,9 @@ constexpr int64_t kHardSwishOpset = 14;
 
 class FuseMulOfHardSigmoid final : public RewritePattern {
  public:
-  FuseMulOfHardSigmoid() : RewritePattern("fuse-mul-of-hardsigmoid", {"Mul", kHardSwishOpset}) {}
+  FuseMulOfHardSigmoid() : RewritePattern("fuse-mul-of-hardsigmoid", {"Mul", kHardSwishOpset}) {
+    setMatchDepth(2);  // the HardSigmoid and its x
+  }
 
   LogicalResult matchAndRewrite(const ir::Node& mul, PatternRewriter& rewriter) const override {
     if (mul.numInputs() != 2) return failure();
@@ -72,7 +74,9 @@ class FuseMulOfHardSigmoid final : public RewritePattern {
 class FuseRelu6Product final : public RewritePattern {
  public:
   explicit FuseRelu6Product(const std::string& op_type)
-      : RewritePattern(absl::StrCat("fuse-relu6-product-", op_type), {op_type, kHardSwishOpset}) {}
+      : RewritePattern(absl::StrCat("fuse-relu6-product-", op_type), {op_type, kHardSwishOpset}) {
+    setMatchDepth(5);  // Mul, Clip, Relu, Add up to x
+  }
 
   LogicalResult matchAndRewrite(const ir::Node& root, PatternRewriter& rewriter) const override {
     ChainMatcher m(rewriter);

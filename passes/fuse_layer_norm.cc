@@ -100,7 +100,10 @@ class FuseLayerNormAt final : public RewritePattern {
   // decomposition keep their meaning over 17-23 (Add/Sub/Mul/Div 14, Pow 15, Sqrt and
   // Reciprocal 13, Cast's later versions add types); ReduceMean moves axes to an input at 18.
   explicit FuseLayerNormAt(const char* op)
-      : RewritePattern(absl::StrCat("fuse-layer-norm-at-", op), {op, 17}) {}
+      : RewritePattern(absl::StrCat("fuse-layer-norm-at-", op), {op, 17}) {
+    // Mul (scale), Div, Sqrt, Add (eps), ReduceMean, Pow, Sub, ReduceMean, and a Cast pair.
+    setMatchDepth(10);
+  }
 
   LogicalResult matchAndRewrite(const ir::Node& root, PatternRewriter& rewriter) const override {
     LayerNormMatch m;

@@ -79,7 +79,11 @@ Verdict readRmsNorm(const ir::Node& root, PatternRewriter& rewriter, RmsNormMatc
 class FuseRmsNormAt final : public RewritePattern {
  public:
   // RMSNormalization is new in opset 23, the newest known.
-  explicit FuseRmsNormAt(const char* op) : RewritePattern(absl::StrCat("fuse-rms-norm-at-", op), {op, 23}) {}
+  explicit FuseRmsNormAt(const char* op)
+      : RewritePattern(absl::StrCat("fuse-rms-norm-at-", op), {op, 23}) {
+    // Div or Mul and Reciprocal, Sqrt, Add (eps), ReduceMean, Pow, and a Cast pair.
+    setMatchDepth(8);
+  }
 
   LogicalResult matchAndRewrite(const ir::Node& root, PatternRewriter& rewriter) const override {
     RmsNormMatch m;

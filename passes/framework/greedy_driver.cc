@@ -1,6 +1,7 @@
 #include "onnxopt/rewrite/greedy_driver.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
@@ -34,17 +35,23 @@ std::vector<ir::Node*> allNodes(ir::Model& model) {
   return nodes;
 }
 
-// `nodes`, then every node that reads an output of one of them, directly or through others: each
-// once.
-std::vector<ir::Node*> withDownstream(std::vector<ir::Node*> nodes) {
+// `nodes`, then every node that reads an output of one of them, directly or through at most
+// `hops - 1` others: each once.
+std::vector<ir::Node*> withDownstream(std::vector<ir::Node*> nodes, int64_t hops) {
+  if (hops == 0) return nodes;
   absl::flat_hash_set<const ir::Node*> listed(nodes.begin(), nodes.end());
-  for (size_t i = 0; i < nodes.size(); ++i) {
+  size_t level_end = nodes.size();
+  for (size_t i = 0; i < nodes.size() && hops > 0; ++i) {
     for (const ir::Value* output : nodes[i]->outputs()) {
       if (output == nullptr) continue;
       for (const ir::Use& use : output->uses()) {
         ir::Node* user = use.user();
         if (user != nullptr && listed.insert(user).second) nodes.push_back(user);
       }
+    }
+    if (i + 1 == level_end) {
+      --hops;
+      level_end = nodes.size();
     }
   }
   return nodes;
@@ -183,6 +190,9 @@ GreedyRewriteDriver::GreedyRewriteDriver(const RewritePatternSet& patterns,
     if (key >= root_by_key_.size()) root_by_key_.resize(key + 1, nullptr);
     root_by_key_[key] = &root;
   }
+  for (const auto& pattern : patterns.patterns()) {
+    match_depth_ = std::max(match_depth_, pattern->matchDepth());
+  }
 }
 
 const GreedyRewriteDriver::Root* GreedyRewriteDriver::rootFor(const ir::Node& node) const {
@@ -204,7 +214,7 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
                                                                  ChangeJournal& journal) {
   PassStatistics& statistics = context_.statistics();
   detail::Worklist worklist(journal);
-  PatternRewriter rewriter(model, worklist, analyses, journal, context_);
+  PatternRewriter rewriter(model, worklist, analyses, journal, context_, match_depth_);
   GreedyRewriteResult result;
   std::vector<const RewritePattern*> opset_declined;  // each reported once
   // Patterns do not change the opsets a model imports.
@@ -333,7 +343,11 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
     } else if (const std::vector<ir::Node*>* touched =
                    context_.revisitFrom() ? journal.touchedSince(context_.revisitFrom()->mark)
                                           : nullptr) {
-      seed(context_.revisitFrom()->reads_types ? withDownstream(*touched) : *touched);
+      // The journal holds the changed nodes and their readers: a pattern that looks further up
+      // needs the readers' readers too, and one that reads types every node downstream.
+      seed(withDownstream(*touched, context_.revisitFrom()->reads_types
+                                        ? std::numeric_limits<int64_t>::max()
+                                        : match_depth_ - 1));
     } else {
       seed(firstSeeds(model, analyses, journal));
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "describe.h"
@@ -63,9 +64,9 @@ void collectRegion(const ir::Attribute& attribute, const ir::Graph& owner, Regio
 
 PatternRewriter::PatternRewriter(ir::Model& model, detail::Worklist& worklist,
                                  AnalysisManager& analyses, ChangeJournal& journal,
-                                 PassContext& context)
+                                 PassContext& context, int match_depth)
     : model_(model), worklist_(worklist), analyses_(analyses), journal_(journal),
-      context_(context) {}
+      context_(context), match_depth_(match_depth) {}
 
 PatternRewriter::~PatternRewriter() = default;
 
@@ -237,12 +238,36 @@ void PatternRewriter::revisitWithReaders(ir::Node& node) {
   worklist_.push(&node);
   // A pattern rooted at a reader looks at its producer's operands and attributes too (the Conv at
   // the pads of the Pad feeding it, which just became a constant; the BatchNormalization at the
-  // transB and weight of the Gemm feeding it): the readers are offered again, here and in later
-  // fixed-point rounds.
-  for (const ir::Value* output : node.outputs()) {
-    if (output != nullptr) pushUsers(*output);
+  // transB and weight of the Gemm feeding it), and a deeper one further (matchDepth): the readers
+  // that far down are offered again, here and in later fixed-point rounds.
+  if (match_depth_ == 1) {
+    for (const ir::Value* output : node.outputs()) {
+      if (output != nullptr) pushUsers(*output);
+    }
+  } else {
+    pushReadersWithinMatchDepth(node);
   }
   analysesChanged(node);
+}
+
+void PatternRewriter::pushReadersWithinMatchDepth(const ir::Node& node) {
+  std::vector<const ir::Node*> level = {&node};
+  absl::flat_hash_set<const ir::Node*> seen = {&node};
+  for (int hop = 0; hop < match_depth_ && !level.empty(); ++hop) {
+    std::vector<const ir::Node*> next;
+    for (const ir::Node* reached : level) {
+      for (const ir::Value* output : reached->outputs()) {
+        if (output == nullptr) continue;
+        for (const ir::Use& use : output->uses()) {
+          ir::Node* user = use.user();
+          if (user == nullptr || !seen.insert(user).second) continue;
+          worklist_.push(user);
+          next.push_back(user);
+        }
+      }
+    }
+    level = std::move(next);
+  }
 }
 
 ir::Node* PatternRewriter::createNode(const std::string& op_type,

@@ -426,28 +426,28 @@ m (float[2] X) => (float[2] Y) {
   EXPECT_NE(model->graph().firstNode()->next()->attr("tagged"), nullptr);
 }
 
-TEST(FrameworkSafety, VerifyingTheFixedPointCatchesARewriteTheDriverMissed) {
-  // The Relu tags the Neg three nodes up; the Exp follows a tag two nodes up. Tagging the Neg
-  // requeues the Neg and the Abs that reads it, not the Exp, which was offered before: production
-  // misses it.
-  class TagThreeUp final : public RewritePattern {
-   public:
-    TagThreeUp() : RewritePattern("tag-three-up", {"Relu"}) {}
-    LogicalResult matchAndRewrite(const ir::Node& relu, PatternRewriter& rewriter) const override {
-      const ir::Node* neg = relu.input(0)->producer()->input(0)->producer()->input(0)->producer();
-      return neg != nullptr ? tag(relu, *neg, rewriter) : failure();
-    }
-  };
-  class FollowTagTwoUp final : public RewritePattern {
-   public:
-    FollowTagTwoUp() : RewritePattern("follow-tag-two-up", {"Exp"}) {}
-    LogicalResult matchAndRewrite(const ir::Node& exp, PatternRewriter& rewriter) const override {
-      const ir::Node* two_up = exp.input(0)->producer()->input(0)->producer();
-      if (two_up == nullptr || two_up->attr("tagged") == nullptr) return failure();
-      return tag(exp, exp, rewriter);
-    }
-  };
-  auto model = parseModel(R"(
+// The Relu tags the Neg three nodes up; the Exp follows a tag two nodes up.
+class TagThreeUp final : public RewritePattern {
+ public:
+  TagThreeUp() : RewritePattern("tag-three-up", {"Relu"}) {}
+  LogicalResult matchAndRewrite(const ir::Node& relu, PatternRewriter& rewriter) const override {
+    const ir::Node* neg = relu.input(0)->producer()->input(0)->producer()->input(0)->producer();
+    return neg != nullptr ? tag(relu, *neg, rewriter) : failure();
+  }
+};
+class FollowTagTwoUp final : public RewritePattern {
+ public:
+  explicit FollowTagTwoUp(int declared_depth) : RewritePattern("follow-tag-two-up", {"Exp"}) {
+    setMatchDepth(declared_depth);
+  }
+  LogicalResult matchAndRewrite(const ir::Node& exp, PatternRewriter& rewriter) const override {
+    const ir::Node* two_up = exp.input(0)->producer()->input(0)->producer();
+    if (two_up == nullptr || two_up->attr("tagged") == nullptr) return failure();
+    return tag(exp, exp, rewriter);
+  }
+};
+
+constexpr char kTagChain[] = R"(
 <ir_version: 8, opset_import: ["" : 13]>
 m (float[2] X) => (float[2] Y) {
   a = Neg(X)
@@ -455,10 +455,15 @@ m (float[2] X) => (float[2] Y) {
   c = Exp(b)
   Y = Relu(c)
 }
-)");
+)";
+
+TEST(FrameworkSafety, VerifyingTheFixedPointCatchesARewriteTheDriverMissed) {
+  // Tagging the Neg requeues the Neg and the Abs that reads it, not the Exp, which was offered
+  // before and does not declare that it looks two nodes up: production misses it.
+  auto model = parseModel(kTagChain);
   RewritePatternSet patterns;
   patterns.add<TagThreeUp>();
-  patterns.add<FollowTagTwoUp>();
+  patterns.add<FollowTagTwoUp>(1);
   PassContext context;
   context.setVerifyFixedPoint(true);
   const absl::Status status = GreedyRewriteDriver(patterns, {}, context).run(*model).status();
@@ -466,6 +471,18 @@ m (float[2] X) => (float[2] Y) {
   EXPECT_NE(status.message().find("let pattern 'follow-tag-two-up' rewrite"),
             std::string::npos)
       << status;
+}
+
+TEST(FrameworkSafety, APatternIsOfferedAgainAfterAChangeAsFarUpAsItLooks) {
+  auto model = parseModel(kTagChain);
+  RewritePatternSet patterns;
+  patterns.add<TagThreeUp>();
+  patterns.add<FollowTagTwoUp>(2);
+  PassContext context;
+  context.setVerifyFixedPoint(true);
+  const absl::Status status = GreedyRewriteDriver(patterns, {}, context).run(*model).status();
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_NE(model->graph().lastNode()->prev()->attr("tagged"), nullptr);
 }
 
 }  // namespace

@@ -775,6 +775,27 @@ g (float[1,2,4,4] X, float[3,2,3,3] W) => (float[1,3,4,6] Y)
       << "the Pad folded into the Conv in round 2";
 }
 
+// A pattern that looks several producers up is offered again when a change that far up makes
+// it match: fuse-gelu's final Mul, once eliminate-nop-expand made the Div four nodes up read X
+// like the product does.
+TEST(PassManager, LaterRoundsOfferDeepPatternsTheReadersAsFarDownAsTheyLook) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 20]>
+g (float[N] X) => (float[N] Y) <int64[1] one = {1}, float s = {1.4142135}, float o = {1.0}, float h = {0.5}> {
+  e = Expand(X, one)
+  d = Div(e, s)
+  f = Erf(d)
+  a = Add(f, o)
+  m = Mul(X, a)
+  Y = Mul(m, h)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ASSERT_TRUE(runToFixedPoint(*model, "fuse-gelu,eliminate-nop-expand").ok());
+  EXPECT_EQ(opTypes(model->graph()), std::vector<std::string>{"Gelu"})
+      << "the Gelu fused in round 2";
+}
+
 TEST(PassManager, PassTotalsSumRunsPerPass) {
   PipelineReport report;
   PassRun first;

@@ -50,8 +50,9 @@ class ONNXOPT_API GreedyRewriteDriver {
   // the node), a rewrite found by context.verifyFixedPoint() after convergence, or, when
   // context.requireConvergence(), not converging. Without that, not converging is reported in
   // the result and as a warning in the context. When context.revisitFrom() is set and the
-  // journal can tell, the first iteration offers only the nodes touched since (and, when the
-  // patterns read types, the nodes downstream of them).
+  // journal can tell, the first iteration offers only the nodes touched since and the nodes
+  // downstream of them: all of them when the patterns read types, else as many readers down as
+  // the patterns look up (RewritePattern::matchDepth).
   absl::StatusOr<GreedyRewriteResult> run(ir::Model& model);
 
  private:
@@ -74,6 +75,8 @@ class ONNXOPT_API GreedyRewriteDriver {
   // Every node is looked up, and a pass may have dozens of roots (fold-constants, every op it
   // folds): OpName keys are small and dense, so a table indexed by key answers in one load.
   std::vector<const Root*> root_by_key_;
+  // The largest RewritePattern::matchDepth() of the patterns.
+  int match_depth_ = 1;
 };
 
 }  // namespace onnxopt

@@ -70,13 +70,23 @@ class ONNXOPT_API RewritePattern {
 
   const std::string& name() const { return name_; }
   const PatternRoot& root() const { return root_; }
+  // How many producers up from its root the pattern looks: 1 (the default) when it reads its
+  // root's producers with their operands and attributes, n when it reads nodes n producers up
+  // (fuse-gelu's final Mul reads the Mul four up, and that Mul's operands). A change that far up
+  // offers the root again, in the driver's run and in later rounds; a pattern that looks further
+  // than it declares misses rewrites (the tests' verify_fixed_point catches that).
+  int matchDepth() const { return match_depth_; }
 
   // `root` is const: every change goes through `rewriter` (the driver checks it).
   virtual LogicalResult matchAndRewrite(const ir::Node& root, PatternRewriter& rewriter) const = 0;
 
+ protected:
+  void setMatchDepth(int depth) { match_depth_ = depth; }
+
  private:
   std::string name_;
   PatternRoot root_;
+  int match_depth_ = 1;
 };
 
 class RewritePatternSet {

@@ -161,8 +161,9 @@ class ONNXOPT_API PatternRewriter {
 
  private:
   friend class GreedyRewriteDriver;
+  // `match_depth`: the largest RewritePattern::matchDepth() of the driver's patterns.
   PatternRewriter(ir::Model& model, detail::Worklist& worklist, AnalysisManager& analyses,
-                  ChangeJournal& journal, PassContext& context);
+                  ChangeJournal& journal, PassContext& context, int match_depth);
 
   // The IR is the rewriter's to change; patterns see it const.
   static ir::Node& mutableNode(const ir::Node& node) { return const_cast<ir::Node&>(node); }
@@ -203,12 +204,15 @@ class ONNXOPT_API PatternRewriter {
   // the analyses know of its outputs goes (the new operand may tell more, a constant for
   // instance).
   void revisitWithReaders(ir::Node& node);
+  // Pushes the nodes that read `node` directly or through up to match_depth_ - 1 others, each once.
+  void pushReadersWithinMatchDepth(const ir::Node& node);
 
   ir::Model& model_;
   detail::Worklist& worklist_;
   AnalysisManager& analyses_;
   ChangeJournal& journal_;
   PassContext& context_;
+  const int match_depth_;
   const RewritePattern* pattern_ = nullptr;
   ir::Node* offered_root_ = nullptr;
   ir::Node* matched_root_ = nullptr;  // set by a successful match()
