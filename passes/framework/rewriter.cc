@@ -627,6 +627,9 @@ void PatternRewriter::endRewrite() {
   names_taken_.clear();
   for (const ir::Value* operand : replaced_operands_) dropIfUnreadInitializer(operand);
   replaced_operands_.clear();
+  // A root the rewrite left in place (its graph-output use kept by replaceUsesWhereAllowed) may
+  // match another pattern now: offered again.
+  if (!offered_root_->isErased()) worklist_.push(offered_root_);
   journal_.account(model_);
 }
 

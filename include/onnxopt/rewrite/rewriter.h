@@ -173,7 +173,8 @@ class ONNXOPT_API PatternRewriter {
   void beginPattern(const RewritePattern* pattern, ir::Node* root);
   // And this after a rewrite: an absorbed node whose name a new node took is erased when the
   // rewrite left it dead, else the new node gets a fresh name (node names stay unique); a
-  // weight setInput() replaced goes when the rewrite left it unread.
+  // weight setInput() replaced goes when the rewrite left it unread; a root still there is
+  // offered again.
   void endRewrite();
   uint64_t changeCount() const { return change_count_; }
   const absl::Status& error() const { return error_; }
