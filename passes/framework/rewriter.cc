@@ -221,6 +221,16 @@ void PatternRewriter::pushProducer(const ir::Value* value) {
   if (value != nullptr && value->producer() != nullptr) worklist_.push(value->producer());
 }
 
+void PatternRewriter::lostAReader(const ir::Value* value) {
+  if (value == nullptr) return;
+  pushProducer(value);
+  // A match absorbs an intermediate only when every reader is inside it, and a match holds a few
+  // nodes: a value left with that few readers may let one of them match now. A value with more
+  // keeps its readers where they are (offering them all at each loss would be quadratic).
+  constexpr size_t kFewReaders = 4;
+  if (value->uses().size() <= kFewReaders) pushReaders(*value);
+}
+
 void PatternRewriter::pushUsers(const ir::Value& value) {
   for (const ir::Use& use : value.uses()) {
     if (use.user() != nullptr) worklist_.push(use.user());
@@ -240,29 +250,37 @@ void PatternRewriter::revisitWithReaders(ir::Node& node) {
   // the pads of the Pad feeding it, which just became a constant; the BatchNormalization at the
   // transB and weight of the Gemm feeding it), and a deeper one further (matchDepth): the readers
   // that far down are offered again, here and in later fixed-point rounds.
-  if (match_depth_ == 1) {
-    for (const ir::Value* output : node.outputs()) {
-      if (output != nullptr) pushUsers(*output);
-    }
-  } else {
-    pushReadersWithinMatchDepth(node);
+  for (const ir::Value* output : node.outputs()) {
+    if (output != nullptr) pushReaders(*output);
   }
   analysesChanged(node);
 }
 
-void PatternRewriter::pushReadersWithinMatchDepth(const ir::Node& node) {
-  std::vector<const ir::Node*> level = {&node};
-  absl::flat_hash_set<const ir::Node*> seen = {&node};
-  for (int hop = 0; hop < match_depth_ && !level.empty(); ++hop) {
+void PatternRewriter::pushReaders(const ir::Value& value) {
+  pushUsers(value);
+  if (match_depth_ == 1) return;
+  // Readers of readers, down to match_depth_ below `value`, each once, and no more than a
+  // budget: a node whose output fans out widely would otherwise make each change cost a walk
+  // of much of the graph (beyond the budget a deep pattern may miss a rewrite, never make a
+  // wrong one).
+  constexpr size_t kBudgetPerLevel = 64;
+  size_t budget = kBudgetPerLevel * static_cast<size_t>(match_depth_);
+  std::vector<const ir::Node*> level;
+  absl::flat_hash_set<const ir::Node*> seen;
+  for (const ir::Use& use : value.uses()) {
+    if (use.user() != nullptr && seen.insert(use.user()).second) level.push_back(use.user());
+  }
+  for (int hop = 1; hop < match_depth_ && !level.empty() && budget > 0; ++hop) {
     std::vector<const ir::Node*> next;
     for (const ir::Node* reached : level) {
       for (const ir::Value* output : reached->outputs()) {
         if (output == nullptr) continue;
         for (const ir::Use& use : output->uses()) {
           ir::Node* user = use.user();
-          if (user == nullptr || !seen.insert(user).second) continue;
+          if (user == nullptr || budget == 0 || !seen.insert(user).second) continue;
           worklist_.push(user);
           next.push_back(user);
+          --budget;
         }
       }
     }
@@ -508,8 +526,8 @@ void PatternRewriter::erase(ir::Node& node) {
   worklist_.forget(node);
   for (ir::Node* nested : region.nodes) worklist_.forget(*nested);
   context_.statistics().nodes_removed += 1 + static_cast<int64_t>(region.nodes.size());
-  for (const ir::Value* operand : operands) pushProducer(operand);
-  for (const ir::Value* operand : region.outer_operands) pushProducer(operand);
+  for (const ir::Value* operand : operands) lostAReader(operand);
+  for (const ir::Value* operand : region.outer_operands) lostAReader(operand);
   for (const ir::Value* operand : operands) dropIfUnreadInitializer(operand);
   for (const ir::Value* operand : region.outer_operands) dropIfUnreadInitializer(operand);
   endChange();
@@ -553,7 +571,7 @@ void PatternRewriter::setInput(const ir::Node& node_ref, size_t index, ir::Value
   } else {
     node.setInput(index, value);
   }
-  pushProducer(old);
+  lostAReader(old);
   if (old != nullptr && old->isInitializer()) replaced_operands_.push_back(old);
   notifyChanged(node);
 }
@@ -578,7 +596,7 @@ void PatternRewriter::setAttr(const ir::Node& node_ref, ir::Attribute attribute)
   const std::vector<const ir::Value*> outer_operands = forgetSubgraphs(node, name);
   if (std::optional<ir::Attribute> old = node.takeAttr(name)) analyses_.retire(std::move(*old));
   node.setAttr(std::move(attribute));
-  for (const ir::Value* operand : outer_operands) pushProducer(operand);
+  for (const ir::Value* operand : outer_operands) lostAReader(operand);
   for (const auto& subgraph : node.attr(name)->graphs()) {
     ir::forEachGraph(*subgraph, [this](ir::Graph& graph) {
       for (ir::Node& nested : graph) worklist_.push(&nested);
@@ -597,7 +615,7 @@ bool PatternRewriter::removeAttr(const ir::Node& node_ref, absl::string_view nam
   if (node.attr(name) == nullptr) return false;
   const std::vector<const ir::Value*> outer_operands = forgetSubgraphs(node, name);
   analyses_.retire(*node.takeAttr(name));
-  for (const ir::Value* operand : outer_operands) pushProducer(operand);
+  for (const ir::Value* operand : outer_operands) lostAReader(operand);
   notifyChanged(node);
   return true;
 }

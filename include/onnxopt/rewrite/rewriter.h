@@ -197,6 +197,9 @@ class ONNXOPT_API PatternRewriter {
   // returns the outer values they read.
   std::vector<const ir::Value*> forgetSubgraphs(ir::Node& node, absl::string_view attribute_name);
   void pushProducer(const ir::Value* value);
+  // `value` lost a reader: its producer and, when only a few remain, its other readers (and
+  // theirs, for deep patterns) are pushed.
+  void lostAReader(const ir::Value* value);
   // Every node that reads `value` (its users inside subgraphs included).
   void pushUsers(const ir::Value& value);
   // Every node that reads `value` is about to read another value instead (revisitWithReaders).
@@ -205,8 +208,8 @@ class ONNXOPT_API PatternRewriter {
   // the analyses know of its outputs goes (the new operand may tell more, a constant for
   // instance).
   void revisitWithReaders(ir::Node& node);
-  // Pushes the nodes that read `node` directly or through up to match_depth_ - 1 others, each once.
-  void pushReadersWithinMatchDepth(const ir::Node& node);
+  // Pushes the nodes that read `value`, and their readers down to match_depth_ below it.
+  void pushReaders(const ir::Value& value);
 
   ir::Model& model_;
   detail::Worklist& worklist_;
