@@ -457,16 +457,21 @@ m (float[2] X) => (float[2] Y) {
 }
 )";
 
+// TagThreeUp and FollowTagTwoUp (declaring `declared_depth`) on `model`, the fixed point verified.
+absl::Status runTagPatterns(ir::Model& model, int declared_depth) {
+  RewritePatternSet patterns;
+  patterns.add<TagThreeUp>();
+  patterns.add<FollowTagTwoUp>(declared_depth);
+  PassContext context;
+  context.setVerifyFixedPoint(true);
+  return GreedyRewriteDriver(patterns, {}, context).run(model).status();
+}
+
 TEST(FrameworkSafety, VerifyingTheFixedPointCatchesARewriteTheDriverMissed) {
   // Tagging the Neg requeues the Neg and the Abs that reads it, not the Exp, which was offered
   // before and does not declare that it looks two nodes up: production misses it.
   auto model = parseModel(kTagChain);
-  RewritePatternSet patterns;
-  patterns.add<TagThreeUp>();
-  patterns.add<FollowTagTwoUp>(1);
-  PassContext context;
-  context.setVerifyFixedPoint(true);
-  const absl::Status status = GreedyRewriteDriver(patterns, {}, context).run(*model).status();
+  const absl::Status status = runTagPatterns(*model, /*declared_depth=*/1);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
   EXPECT_NE(status.message().find("let pattern 'follow-tag-two-up' rewrite"),
             std::string::npos)
@@ -475,12 +480,7 @@ TEST(FrameworkSafety, VerifyingTheFixedPointCatchesARewriteTheDriverMissed) {
 
 TEST(FrameworkSafety, APatternIsOfferedAgainAfterAChangeAsFarUpAsItLooks) {
   auto model = parseModel(kTagChain);
-  RewritePatternSet patterns;
-  patterns.add<TagThreeUp>();
-  patterns.add<FollowTagTwoUp>(2);
-  PassContext context;
-  context.setVerifyFixedPoint(true);
-  const absl::Status status = GreedyRewriteDriver(patterns, {}, context).run(*model).status();
+  const absl::Status status = runTagPatterns(*model, /*declared_depth=*/2);
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_NE(model->graph().lastNode()->prev()->attr("tagged"), nullptr);
 }
