@@ -1,8 +1,8 @@
 #pragma once
 
-// The greedy driver's worklist: nodes still to offer to the patterns. A stack, and a queued mark
-// per node kept here, indexed by the node's ordinal in its graph, so that pushing a node already
-// queued and forgetting a node are O(1) without hashing.
+// The greedy driver's worklist: nodes still to offer to the patterns. A stack, and queued and
+// recorded marks per node kept here, indexed by the node's ordinal in its graph, so that pushing a
+// node already queued and forgetting a node are O(1) without hashing.
 
 #include <cstdint>
 #include <vector>
@@ -19,18 +19,23 @@ class Worklist {
 
   void reserve(size_t count) { stack_.reserve(count); }
 
-  // A node a rewrite touched: queued, and recorded in the journal.
+  // A node a rewrite touched: queued, and recorded in the journal once per run (no pass takes a
+  // journal mark while the run lasts, so a second record would tell nothing more).
   void push(ir::Node* node) {
     if (node->isErased()) return;
-    journal_.touch(node);
+    uint8_t& marks = markOf(*node);
+    if (!(marks & kRecorded)) {
+      journal_.touch(node);
+      marks |= kRecorded;
+    }
     seed(node);
   }
   // A node offered because an iteration starts: queued, not recorded.
   void seed(ir::Node* node) {
     if (node->isErased()) return;
-    uint8_t& queued = markOf(*node);
-    if (queued) return;
-    queued = 1;
+    uint8_t& marks = markOf(*node);
+    if (marks & kQueued) return;
+    marks |= kQueued;
     stack_.push_back(node);
   }
   // Null when empty. Forgotten nodes stay on the stack until popped, and are skipped then.
@@ -38,9 +43,9 @@ class Worklist {
     while (!stack_.empty()) {
       ir::Node* node = stack_.back();
       stack_.pop_back();
-      uint8_t& queued = markOf(*node);
-      if (queued) {
-        queued = 0;
+      uint8_t& marks = markOf(*node);
+      if (marks & kQueued) {
+        marks &= ~kQueued;
         return node;
       }
     }
@@ -48,7 +53,7 @@ class Worklist {
   }
   // For nodes being erased: the stack may keep the pointer (erased nodes live until their graph
   // goes, and the rewriter keeps retired subgraphs alive), but it is skipped.
-  void forget(const ir::Node& node) { markOf(node) = 0; }
+  void forget(const ir::Node& node) { markOf(node) &= ~kQueued; }
 
  private:
   uint8_t& markOf(const ir::Node& node) {
@@ -59,6 +64,9 @@ class Worklist {
     if (node.ordinal() >= last_marks_->size()) last_marks_->resize(node.graph()->nodeOrdinalBound());
     return (*last_marks_)[node.ordinal()];
   }
+
+  static constexpr uint8_t kQueued = 1;
+  static constexpr uint8_t kRecorded = 2;
 
   ChangeJournal& journal_;
   std::vector<ir::Node*> stack_;
