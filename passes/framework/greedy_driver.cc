@@ -1,7 +1,6 @@
 #include "onnxopt/rewrite/greedy_driver.h"
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
@@ -195,6 +194,18 @@ GreedyRewriteDriver::GreedyRewriteDriver(const RewritePatternSet& patterns,
   }
 }
 
+bool GreedyRewriteDriver::revisitsTouchedNodes(const ir::Model& model,
+                                               const ChangeJournal& journal) const {
+  const std::optional<PassContext::FixedPoint>& from = context_.revisitFrom();
+  // firstSeeds() offers a superset of what walking from the touched nodes would: every node of
+  // the root operators, and the nodes changed since they were listed. That walk pays only while
+  // the touches are few, and never for patterns that read types: those need every node
+  // downstream of a touch (its operands' types may be better known now), which in a chain is
+  // everything after the first one.
+  return from && !from->reads_types &&
+         journal.entriesSince(from->mark) <= model.graph().numNodes() / 4;
+}
+
 const GreedyRewriteDriver::Root* GreedyRewriteDriver::rootFor(const ir::Node& node) const {
   const uint32_t key = node.opKey();
   return key < root_by_key_.size() ? root_by_key_[key] : nullptr;
@@ -341,13 +352,11 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
     if (iteration > 1) {
       seed(allNodes(model));
     } else if (const std::vector<ir::Node*>* touched =
-                   context_.revisitFrom() ? journal.touchedSince(context_.revisitFrom()->mark)
-                                          : nullptr) {
+                   revisitsTouchedNodes(model, journal) ? journal.touchedSince(context_.revisitFrom()->mark)
+                                                        : nullptr) {
       // The journal holds the changed nodes and their readers: a pattern that looks further up
-      // needs the readers' readers too, and one that reads types every node downstream.
-      seed(withDownstream(*touched, context_.revisitFrom()->reads_types
-                                        ? std::numeric_limits<int64_t>::max()
-                                        : match_depth_ - 1));
+      // needs the readers' readers too.
+      seed(withDownstream(*touched, match_depth_ - 1));
     } else {
       seed(firstSeeds(model, analyses, journal));
     }

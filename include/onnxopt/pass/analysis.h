@@ -48,6 +48,9 @@ class ONNXOPT_API ChangeJournal {
     marked_ = entries_.size();
     return entries_.size();
   }
+  // How many touches were recorded after `mark`, repeats included: at least as many as
+  // touchedSince(mark) lists, and known without reading them.
+  size_t entriesSince(Mark mark) const { return entries_.size() - mark; }
   // The main-graph nodes touched after `mark`, not erased, each once, in the order of their
   // first touch since; null when an untracked change or a subgraph change happened since. The
   // list is the journal's own (every pass of a round asks): valid until the next ask.

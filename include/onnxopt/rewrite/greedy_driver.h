@@ -49,10 +49,10 @@ class ONNXOPT_API GreedyRewriteDriver {
   // Errors: a pattern's emitError, a broken pattern contract (the status names the pattern and
   // the node), a rewrite found by context.verifyFixedPoint() after convergence, or, when
   // context.requireConvergence(), not converging. Without that, not converging is reported in
-  // the result and as a warning in the context. When context.revisitFrom() is set and the
-  // journal can tell, the first iteration offers only the nodes touched since and the nodes
-  // downstream of them: all of them when the patterns read types, else as many readers down as
-  // the patterns look up (RewritePattern::matchDepth).
+  // the result and as a warning in the context. When context.revisitFrom() is set, the journal
+  // can tell and few nodes were touched since, and the patterns read no types, the first
+  // iteration offers only the nodes touched since and as many readers down as the patterns look
+  // up (RewritePattern::matchDepth); otherwise what firstSeeds() lists, a superset.
   absl::StatusOr<GreedyRewriteResult> run(ir::Model& model);
 
  private:
@@ -66,6 +66,9 @@ class ONNXOPT_API GreedyRewriteDriver {
   // (AnalysisManager::nodesByOp), or every node, listed for the passes after.
   std::vector<ir::Node*> firstSeeds(ir::Model& model, AnalysisManager& analyses,
                                     ChangeJournal& journal) const;
+  // Whether the first iteration of a pass resuming from a fixed point walks from the nodes
+  // touched since (and the readers its patterns look up from) rather than from firstSeeds().
+  bool revisitsTouchedNodes(const ir::Model& model, const ChangeJournal& journal) const;
   absl::StatusOr<GreedyRewriteResult> runWith(ir::Model& model, AnalysisManager& analyses,
                                               ChangeJournal& journal);
 
