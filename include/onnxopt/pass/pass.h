@@ -77,8 +77,10 @@ class PassContext {
     bool reads_types = false;
   };
   // Set by the PassManager when this pass reached a fixed point before in this pipeline: a
-  // pattern pass then offers its patterns only the nodes touched since, if the journal can say
-  // which, and when its patterns read types, every node downstream of one of them too.
+  // pattern pass then offers its patterns only the nodes touched since (and their readers as far
+  // as its patterns look), if the journal can say which and they are few; otherwise, and when its
+  // patterns have read types (a change upstream may make a node's types better known), every
+  // node of its root operators (GreedyRewriteDriver::run).
   const std::optional<FixedPoint>& revisitFrom() const { return revisit_from_; }
   void setRevisitFrom(std::optional<FixedPoint> from) { revisit_from_ = from; }
   // Set by a pass that reached a fixed point.
