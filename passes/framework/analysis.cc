@@ -58,7 +58,9 @@ ShapeOracle& AnalysisManager::shapes() {
 }
 
 void AnalysisManager::beginRound() {
-  if (shapes_ && shapes_computed_at_ != model_.modificationCount()) invalidateAll();
+  // The listing by operator stays: with the journal's touches since, it still says which nodes
+  // a pass must be offered.
+  if (shapes_ && shapes_computed_at_ != model_.modificationCount()) dropShapes();
 }
 
 absl::Span<ir::Node* const> AnalysisManager::nodeChanged(const ir::Node& node) {
@@ -67,9 +69,13 @@ absl::Span<ir::Node* const> AnalysisManager::nodeChanged(const ir::Node& node) {
 }
 
 void AnalysisManager::invalidateAll() {
+  dropShapes();
+  nodes_by_op_.reset();
+}
+
+void AnalysisManager::dropShapes() {
   shapes_.reset();
   retired_.clear();
-  nodes_by_op_.reset();
 }
 
 void AnalysisManager::retire(ir::Attribute attribute) { retired_.push_back(std::move(attribute)); }

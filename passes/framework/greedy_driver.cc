@@ -352,8 +352,9 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
     if (iteration > 1) {
       seed(allNodes(model));
     } else if (const std::vector<ir::Node*>* touched =
-                   revisitsTouchedNodes(model, journal) ? journal.touchedSince(context_.revisitFrom()->mark)
-                                                        : nullptr) {
+                   revisitsTouchedNodes(model, journal)
+                       ? journal.touchedSince(context_.revisitFrom()->mark)
+                       : nullptr) {
       // The journal holds the changed nodes and their readers: a pattern that looks further up
       // needs the readers' readers too.
       seed(withDownstream(*touched, match_depth_ - 1));

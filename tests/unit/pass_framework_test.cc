@@ -694,6 +694,68 @@ TEST(PassManager, LaterPassesAreOfferedOnlyTheNodesOfTheirRootOps) {
   EXPECT_EQ(model->graph().numNodes(), 3000u);
 }
 
+// Reads the type of its root's operand, then declines: a pass whose patterns read types.
+class RecordTypedNegOffers final : public RewritePattern {
+ public:
+  explicit RecordTypedNegOffers(std::vector<std::string>* offers)
+      : RewritePattern("record-typed-neg-offers", {"Neg"}), offers_(offers) {}
+  LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
+    offers_->push_back(node.output(0)->name());
+    rewriter.shapes().typeOf(*node.input(0));
+    return failure();
+  }
+
+ private:
+  std::vector<std::string>* offers_;
+};
+
+class RecordTypedNegOffersPass final : public PatternPass {
+ public:
+  explicit RecordTypedNegOffersPass(std::vector<std::string>* offers)
+      : PatternPass("record-typed-neg-offers"), offers_(offers) {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    patterns.add<RecordTypedNegOffers>(offers_);
+  }
+  std::vector<std::string>* offers_;
+};
+
+// A pass whose patterns read types resumes in round 2 from the nodes of its root operators (and
+// those changed since they were listed), a superset of what a change may make match: not from
+// the whole chain below the change, which it would otherwise walk in every round.
+TEST(PassManager, LaterRoundsOfferPassesThatReadTypesTheirRootNodesNotTheChainBelowAChange) {
+  std::string text = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N] X) => (float[N] Y) {
+  k = Constant<value = float {1.0}>()
+  b = Add(X, k)
+  n = Neg(b)
+)";
+  std::string previous = "n";
+  for (int i = 0; i < 200; ++i) {
+    const std::string value = i == 199 ? "Y" : absl::StrCat("r", i);
+    absl::StrAppend(&text, "  ", value, " = Relu(", previous, ")\n");
+    previous = value;
+  }
+  auto model = parseModel(text + "}\n");
+  ASSERT_NE(model, nullptr);
+  std::vector<std::string> offers;
+  PassManagerOptions options;
+  options.fixed_point = true;
+  PassManager pass_manager(options);
+  pass_manager.addPass(std::make_unique<RecordTypedNegOffersPass>(&offers));
+  ASSERT_TRUE(pass_manager.addPipeline("lift-constants").ok());
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->rounds, 2);
+  ASSERT_EQ(report->runs.size(), 4u);
+  EXPECT_TRUE(report->runs[1].changed) << "lift-constants changed the Add's operand";
+  // Round 2: the Neg again (the Add's type may be better known), and none of the 200 Relus.
+  EXPECT_EQ(report->runs[2].statistics.nodes_visited, 1);
+  EXPECT_EQ(offers, (std::vector<std::string>{"n", "n"}));
+}
+
 class RecordOffersPass final : public PatternPass {
  public:
   RecordOffersPass(std::vector<std::string>* offers, const char* other_op = "Add")

@@ -121,6 +121,8 @@ class ONNXOPT_API AnalysisManager {
   void setNodesByOp(NodesByOp listing) { nodes_by_op_ = std::move(listing); }
 
  private:
+  void dropShapes();
+
   ir::Model& model_;
   std::unique_ptr<ShapeOracle> shapes_;
   uint64_t shapes_computed_at_ = 0;  // the model's modification count then
