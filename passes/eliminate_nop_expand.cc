@@ -51,7 +51,7 @@ class RemoveNopExpand final : public RewritePattern {
     if (input == nullptr || expand.input(1) == nullptr || output == nullptr) return failure();
     const ExpandFacts facts = analyzeExpand(expand, rewriter.shapes());
     if (!facts.error.ok()) return rewriter.emitError(expand, facts.error);
-    if (facts.target_shape_of != input && !expandIsNop(facts)) {
+    if (!sameShapeByDefinition(facts.target_shape_of, input) && !expandIsNop(facts)) {
       return rewriter.notifyMatchFailure(expand, [&facts] {
         return facts.dims ? absl::StrCat("the output is not provably the input's shape ",
                                          shapeText(facts.input_shape))
@@ -156,7 +156,7 @@ class ReadAroundExpand final : public RewritePattern {
       OtherOperand other;
       other.covers_target =
           target == facts.target ||
-          (facts.target_shape_of != nullptr && shapeOfSource(target) == facts.target_shape_of);
+          sameShapeByDefinition(shapeOfSource(target), facts.target_shape_of);
       absl::StatusOr<std::optional<ShapeValue>> value = shapes.shapeValueOf(*target);
       if (!value.ok()) return value.status();
       if (*value && !(*value)->scalar) other.shape = ir::Shape((*value)->elems);

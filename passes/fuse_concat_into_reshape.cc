@@ -185,7 +185,8 @@ class FoldConcatShapeIntoReshape final : public RewritePattern {
           target.push_back((*dims)[axis_of_dim].value());
           continue;
         }
-        if (entry.source == data && axis_of_dim == static_cast<int64_t>(position) && *allow_zero == 0) {
+        if (sameShapeByDefinition(entry.source, data) &&
+            axis_of_dim == static_cast<int64_t>(position) && *allow_zero == 0) {
           target.push_back(0);
           continue;
         }

@@ -104,12 +104,12 @@ bool expandIsNop(const ExpandFacts& facts) {
 bool coversExpandTarget(const ir::Value* value, const ExpandFacts& facts) {
   if (value == nullptr) return false;
   if (value == facts.expand->output(0)) return true;  // broadcast(E, E) = E
-  if (facts.target_shape_of != nullptr && value == facts.target_shape_of) return true;
+  if (sameShapeByDefinition(value, facts.target_shape_of)) return true;
   const ir::Node* producer = producerOf(value, "Expand");
   if (producer == nullptr || producer->input(1) == nullptr) return false;
   const ir::Value* other_target = producer->input(1);
   return other_target == facts.target ||
-         (facts.target_shape_of != nullptr && shapeOfSource(other_target) == facts.target_shape_of);
+         sameShapeByDefinition(shapeOfSource(other_target), facts.target_shape_of);
 }
 
 

@@ -301,6 +301,48 @@ const RuleOf* ruleFor(const ir::Node& node) {
 
 }  // namespace
 
+bool keepsInputShape(const ir::Node& node) {
+  const RuleOf* rule = ruleFor(node);
+  if (rule == nullptr) return false;
+  switch (rule->rule) {
+    case Rule::kSameAsInput:
+    case Rule::kCast:
+    case Rule::kCastLike:
+    case Rule::kBoolOfInput:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+template <typename V>  // ir::Value or const ir::Value
+V* climbToShapeSource(V& value) {
+  V* source = &value;
+  for (int steps = 0;; ++steps) {
+    const ir::Node* producer = source->producer();
+    if (producer == nullptr || source->producerOutputIndex() != 0 ||
+        producer->input(0) == nullptr || !keepsInputShape(*producer)) {
+      return source;
+    }
+    if (steps == kMaxShapeKeepingChain) return nullptr;
+    source = producer->input(0);
+  }
+}
+
+}  // namespace
+
+ir::Value* shapeSourceOf(ir::Value& value) { return climbToShapeSource(value); }
+const ir::Value* shapeSourceOf(const ir::Value& value) { return climbToShapeSource(value); }
+
+bool sameShapeByDefinition(const ir::Value* a, const ir::Value* b) {
+  if (a == nullptr || b == nullptr) return false;
+  if (a == b) return true;
+  const ir::Value* source = shapeSourceOf(*a);
+  return source != nullptr && source == shapeSourceOf(*b);
+}
+
 std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b) {
   const size_t rank = std::max(a.size(), b.size());
   Shape result(rank, Dim::unknown());

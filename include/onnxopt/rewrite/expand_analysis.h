@@ -46,7 +46,8 @@ ONNXOPT_API const ir::Value* shapeOfSource(const ir::Value* target);
 
 // Whether `value`, as an operand broadcast with E, already has every axis E's target could add:
 // broadcast(value, S) == value. True for E itself, for V when S = Shape(V), and for
-// Expand(_, S') when S' is S or Shape(V) of the same V.
+// Expand(_, S') when S' is S or Shape(V') of the same V; "the same V" and "V" up to values of the
+// same shape by definition (sameShapeByDefinition: Relu(V) for V).
 ONNXOPT_API bool coversExpandTarget(const ir::Value* value, const ExpandFacts& facts);
 
 // Another operand of a multidirectionally broadcasting consumer, as the proof sees it.

@@ -156,4 +156,20 @@ ONNXOPT_API std::optional<SliceRange> sliceRange(int64_t dim, int64_t start, int
 // Whether every dim of the two shapes is provably equal (same rank, same known sizes or symbols).
 ONNXOPT_API bool provablyEqual(const ir::Shape& a, const ir::Shape& b);
 
+// Whether output 0 of `node` has the shape of its input 0 by its operator's definition, at every
+// opset (the unary elementwise operators, Cast, CastLike, IsNaN, IsInf, Not, Softmax and the
+// normalizations, among others; ONNX domain only): the oracle's own rule for that output.
+ONNXOPT_API bool keepsInputShape(const ir::Node& node);
+
+// The value whose shape `value` has by definition: `value` itself, or up through the producers
+// that keep their input's shape (keepsInputShape, output 0) as far as they go. Null when more
+// than kMaxShapeKeepingChain of them are in a row: the bound keeps each caller's walk constant.
+constexpr int kMaxShapeKeepingChain = 16;
+ONNXOPT_API ir::Value* shapeSourceOf(ir::Value& value);
+ONNXOPT_API const ir::Value* shapeSourceOf(const ir::Value& value);
+
+// Whether `a` and `b` have the same shape by definition: the same value, or values with the
+// same shapeSourceOf (Relu(X) and Cast(X) have X's shape, whatever X's dims are).
+ONNXOPT_API bool sameShapeByDefinition(const ir::Value* a, const ir::Value* b);
+
 }  // namespace onnxopt
