@@ -173,6 +173,12 @@ motif (float[N,8] X) => (float[N,8] Y) {
   b = Relu(a)
   Y = Neg(b)
 })"},
+      {"eliminate-pre-shape-ops", R"(<ir_version: 8, opset_import: ["" : 13]>
+motif (float[N,8] X) => (float[N,8] Y) {
+  r = Relu(X)
+  s = Shape(r)
+  Y = Reshape(r, s)
+})"},
       {"eliminate-nop-arithmetic", R"(<ir_version: 8, opset_import: ["" : 13]>
 motif (float[N,8] X) => (float[N,8] Y) <float[1] one = {1.0}> {
   m = Mul(X, one)

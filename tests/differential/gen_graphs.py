@@ -685,7 +685,7 @@ class Graph:
         m, k = self.shape[cur]
         self.motifs.append('fold')
         form = self.pick(['arith', 'concat', 'slice', 'cast', 'twins', 'shape', 'shape', 'shape', 'size',
-                          'size', 'shape_after_fold', 'shape_after_fold'])
+                          'size', 'shape_after_fold', 'shape_after_fold', 'shape_after_fold'])
         if form == 'arith':
             ops = ['Add', 'Sub', 'Mul'] + (['Div'] if self.is_float else [])
             # Max and Min broadcast from opset 8 (floats), have integer and float16 kernels from 12.
@@ -1144,6 +1144,24 @@ class Graph:
         self.maybe_share(inner, 0.1)
         return self.op(first if self.chance(0.75) else self.pick(ops), [inner], self.shape[cur])
 
+    def motif_pre_shape(self, cur):
+        """Shape or Size of cur through a Cast and unary ops (read elsewhere now and then),
+        cur reshaped to that shape: eliminate-pre-shape-ops reads cur's shape. Near miss: Shape
+        of a Transpose."""
+        m, k = self.shape[cur]
+        self.motifs.append('pre-shape')
+        if self.chance(0.2):
+            t = self.node('Transpose', [cur], [k, m], {'perm': [1, 0]})
+            return self.continue_or_output(self.node('Reshape', [cur, self.node('Shape', [t], [2], elem=TensorProto.INT64)],
+                                                     [k, m]), cur)
+        v = self.node('Cast', [cur], [m, k], {'to': TensorProto.FLOAT}, elem=TensorProto.FLOAT)
+        for _ in range(self.rng.randint(0, 2)):
+            v = self.node(self.unary(TensorProto.FLOAT), [v], [m, k], elem=TensorProto.FLOAT)
+        self.maybe_share(v, 0.2)
+        if self.chance(0.3):
+            self.mark_output(self.node('Size', [v], [], elem=TensorProto.INT64))
+        return self.node('Reshape', [cur, self.node('Shape', [v], [2], elem=TensorProto.INT64)], [m, k])
+
     def motif_where_log_softmax(self, cur):
         """Where(Not(c), x, y) (9+), Log(Softmax(x)) on an axis (the Softmax read elsewhere now
         and then), and Log of something else."""
@@ -1206,7 +1224,7 @@ class Graph:
                 return cur
             h, w = shape[2], shape[3]
         if pool:
-            kind = self.pick(['AveragePool', 'AveragePool', 'MaxPool'])
+            kind = self.pick(['AveragePool', 'AveragePool', 'AveragePool', 'MaxPool'])
             # Kernels larger than the pads (of 1 at most): ONNX Runtime refuses a pad >= kernel.
             kh, kw = self.rng.randint(2, min(3, h)), self.rng.randint(2, min(3, w))
             stride = self.pick([1, 1, 2])
@@ -1595,7 +1613,7 @@ def reduce_axes_as_inputs(model):
 FAMILIES = ['transpose_gemm', 'expand', 'matmul_add', 'fold', 'identity', 'cast', 'transpose',
             'reshape', 'squeeze', 'pad_slice', 'concat_split', 'nop_arith', 'idempotent',
             'where_log_softmax', 'conv', 'gemm_bn', 'if_constant', 'cse', 'layer_norm', 'rms_norm',
-            'gelu', 'hard', 'rnn', 'unet']
+            'gelu', 'hard', 'rnn', 'unet', 'pre_shape']
 BODY_FAMILIES = ['if', 'loop']  # a body running one of FAMILIES (or, one level down, these)
 PREFERRED_OPSETS = {'layer_norm': range(17, 24), 'rms_norm': [23], 'gelu': range(20, 24),
                     'hard': range(14, 24), 'squeeze': range(7, 24), 'rnn': range(9, 22),

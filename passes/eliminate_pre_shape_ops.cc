@@ -1,0 +1,60 @@
+// eliminate-pre-shape-ops: Shape(f(X)) and Size(f(X)) read X when f's output has its input's
+// shape by f's definition (Cast, the unary elementwise operators, Softmax, the normalizations:
+// keepsInputShape), so that f goes when nothing else reads it. ONNX Runtime's
+// PreShapeNodeElimination does it for Cast. Shape's start and end (opset 15) slice the same dims
+// either way. See docs/passes/eliminate-pre-shape-ops.md.
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/shape_oracle.h"
+
+namespace onnxopt {
+namespace {
+
+class ReadShapeOfInput final : public RewritePattern {
+ public:
+  explicit ReadShapeOfInput(const std::string& op_type)
+      : RewritePattern(absl::StrCat("read-", op_type, "-of-input"), {op_type, 1}) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
+    const ir::Value* operand = node.input(0);
+    const ir::Node* producer = operand ? operand->producer() : nullptr;
+    if (producer == nullptr || operand->producerOutputIndex() != 0 ||
+        producer->input(0) == nullptr || !keepsInputShape(*producer)) {
+      return failure();
+    }
+    // The top of a chain (Shape(Relu(Cast(X))) reads X), in one rewrite.
+    ir::Value* source = shapeSourceOf(*producer->input(0));
+    if (source == nullptr) {
+      return rewriter.notifyMatchFailure(node, [] {
+        return absl::StrCat("more than ", kMaxShapeKeepingChain,
+                            " operators that keep their input's shape are chained before it");
+      });
+    }
+    if (failed(rewriter.match(node))) return failure();
+    rewriter.setInput(node, 0, source);
+    return success();
+  }
+};
+
+class EliminatePreShapeOps final : public PatternPass {
+ public:
+  EliminatePreShapeOps() : PatternPass("eliminate-pre-shape-ops") {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    patterns.add<ReadShapeOfInput>("Shape");
+    patterns.add<ReadShapeOfInput>("Size");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createEliminatePreShapeOpsPass() {
+  return std::make_unique<EliminatePreShapeOps>();
+}
+
+}  // namespace onnxopt
