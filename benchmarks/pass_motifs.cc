@@ -179,6 +179,11 @@ motif (float[N,8] X) => (float[N,8] Y) {
   s = Shape(r)
   Y = Reshape(r, s)
 })"},
+      {"fuse-add-bias-into-gemm", R"(<ir_version: 8, opset_import: ["" : 13]>
+motif (float[N,8] X, float[8,8] W) => (float[N,8] Y) <float[8] b = {1, 2, 3, 4, 5, 6, 7, 8}> {
+  g = Gemm(X, W)
+  Y = Add(g, b)
+})"},
       {"eliminate-nop-arithmetic", R"(<ir_version: 8, opset_import: ["" : 13]>
 motif (float[N,8] X) => (float[N,8] Y) <float[1] one = {1.0}> {
   m = Mul(X, one)

@@ -467,10 +467,22 @@ class Graph:
                 src_shape[p] = target[i]
             a = self.node('Transpose', [self.tensor(src_shape)], target, {'perm': perm})
             b, out = self.tensor([k, n]), [2, m, n]
-        product = self.node('MatMul', [a, b], out)
+        # A Gemm without C (opset 11 on) for fuse-add-bias-into-gemm; alpha 2 is a near miss.
+        gemm = form == '2d' and self.opset >= 11 and self.is_float and self.chance(0.5)
+        attrs = {}
+        if gemm:
+            if self.chance(0.3):
+                attrs['transB'] = 1
+                b = self.tensor([n, k])
+            if self.chance(0.15):
+                attrs['alpha'] = 2.0
+            if self.chance(0.15):
+                attrs['beta'] = 0.5
+        op = 'Gemm' if gemm else 'MatMul'
+        product = self.node(op, [a, b], out, attrs)
         self.maybe_share(product, 0.12)
         if self.chance(0.15):
-            bias = self.node('MatMul', [a, b], out)  # Add(MatMul, MatMul)
+            bias = self.node(op, [a, b], out, attrs)  # Add(MatMul, MatMul)
         else:
             last = out[-1]
             rows = out[-2] if len(out) >= 2 else 1
@@ -488,7 +500,7 @@ class Graph:
         if y_shape is None:
             return cur
         operands = [product, bias] if self.chance(0.5) else [bias, product]
-        y = self.node('Add', operands, y_shape)
+        y = self.node('Sum' if gemm and self.chance(0.4) else 'Add', operands, y_shape)
         self.maybe_share(y, 0.12)
         return self.continue_or_output(y, cur)
 
