@@ -105,6 +105,10 @@ int64_t EvalTensor::numElements() const {
   return count;
 }
 
+std::string dimsText(absl::Span<const int64_t> dims) {
+  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
+}
+
 int64_t elementSize(int32_t elem_type) {
   switch (elem_type) {
     case TensorProto::FLOAT:
@@ -153,8 +157,8 @@ absl::StatusOr<EvalTensor> fromProto(const TensorProto& proto) {
     // Kernels index with products of dims (strides, block counts): the evaluator computes only
     // on tensors whose every such product fits int64.
     return absl::UnimplementedError(absl::StrCat(
-        name, ": an empty tensor whose other dims [", absl::StrJoin(proto.dims(), ","),
-        "] multiply past int64 is not computed on"));
+        name, ": an empty tensor whose other dims ", dimsText(proto.dims()),
+        " multiply past int64 is not computed on"));
   }
   EvalTensor tensor;
   tensor.elem_type = proto.data_type();
@@ -167,7 +171,7 @@ absl::StatusOr<EvalTensor> fromProto(const TensorProto& proto) {
   const std::optional<absl::string_view> bytes = elementBytes(proto, &scratch);
   if (!bytes) {
     return absl::InvalidArgumentError(
-        absl::StrCat(name, ": its data does not match its dims [", absl::StrJoin(tensor.dims, ","), "]"));
+        absl::StrCat(name, ": its data does not match its dims ", dimsText(tensor.dims)));
   }
   tensor.bytes.assign(bytes->data(), bytes->size());
   if (tensor.elem_type == TensorProto::BOOL) {
@@ -211,13 +215,13 @@ absl::StatusOr<int64_t> KernelContext::outputElements(int32_t elem_type,
     return unimplemented(absl::StrCat("no ", ir::elemTypeName(elem_type), " tensors"));
   }
   for (const int64_t dim : dims) {
-    if (dim < 0) return invalid(absl::StrCat("output dims [", absl::StrJoin(dims, ","), "] have a negative dim"));
+    if (dim < 0) return invalid(absl::StrCat("output dims ", dimsText(dims), " have a negative dim"));
   }
   if (absl::c_linear_search(dims, 0)) {
     // An empty tensor whose other dims multiply past int64 has dims no TensorProto may hold
     // (ir::checkTensorData), and the kernels' strides would overflow on it.
     if (!nonzeroDimsFit(dims)) {
-      return invalid(absl::StrCat("the product of output dims [", absl::StrJoin(dims, ","), "] overflows int64"));
+      return invalid(absl::StrCat("the product of output dims ", dimsText(dims), " overflows int64"));
     }
     return 0;
   }
@@ -225,8 +229,8 @@ absl::StatusOr<int64_t> KernelContext::outputElements(int32_t elem_type,
   for (const int64_t dim : dims) {
     if (count > limits_.max_output_bytes / element_bytes / dim) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          ir::describe(node_), ": an output of ", ir::elemTypeName(elem_type), "[",
-          absl::StrJoin(dims, ","), "] exceeds the evaluator's limit of ", limits_.max_output_bytes,
+          ir::describe(node_), ": an output of ", ir::elemTypeName(elem_type), dimsText(dims),
+          " exceeds the evaluator's limit of ", limits_.max_output_bytes,
           " bytes"));
     }
     count *= dim;
@@ -268,11 +272,11 @@ absl::StatusOr<std::vector<int64_t>> broadcastDims(const KernelContext& ctx,
       int64_t& dim = out[offset + i];
       if (shape[i] == dim || shape[i] == 1) continue;
       if (dim != 1) {
-        return ctx.invalid(absl::StrCat("dims ", dim, " and ", shape[i], " do not broadcast (shapes [",
-                                        absl::StrJoin(shapes, "], [", [](std::string* s, const auto& v) {
-                                          absl::StrAppend(s, absl::StrJoin(v, ","));
+        return ctx.invalid(absl::StrCat("dims ", dim, " and ", shape[i], " do not broadcast (shapes ",
+                                        absl::StrJoin(shapes, ", ", [](std::string* s, const auto& v) {
+                                          absl::StrAppend(s, dimsText(v));
                                         }),
-                                        "])"));
+                                        ")"));
       }
       dim = shape[i];
     }

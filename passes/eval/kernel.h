@@ -48,6 +48,9 @@ struct EvalTensor {
   }
 };
 
+// "[d0,d1,...]": dims as the evaluator's messages show them.
+std::string dimsText(absl::Span<const int64_t> dims);
+
 // Size in bytes of one element of `elem_type` in EvalTensor::bytes; 0 for strings and types the
 // evaluator does not compute on (complex, float8, int4, ...).
 int64_t elementSize(int32_t elem_type);

@@ -15,7 +15,6 @@
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "kernel.h"
 #include "onnxopt/ir/describe.h"
 #include "onnxopt/ir/type.h"
@@ -28,10 +27,6 @@ namespace {
 using onnx::TensorProto;
 
 constexpr int64_t kNoWrap = std::numeric_limits<int64_t>::max();
-
-std::string dimsText(absl::Span<const int64_t> dims) {
-  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
-}
 
 // The element types the node's schema allows for `param`; types are checked only where libonnx
 // has the schema (opsets up to 17): the later versions of these ops take every tensor type.
