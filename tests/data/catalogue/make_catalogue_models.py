@@ -145,6 +145,62 @@ def conv_models():
                   ["N", 4, 8], [32, "N"], [ints("i0", 0), ints("zero", [0]), ints("k", [-1])])
 
 
+def shape_and_gemm_bias_models():
+    """eliminate-pre-shape-ops (and the shape comparisons of fuse-concat-into-reshape and
+    eliminate-nop-expand it relies on) and fuse-add-bias-into-gemm: each rewrite, and near
+    misses."""
+    rng = np.random.RandomState(23)
+    dtype = {T.FLOAT: np.float32, T.DOUBLE: np.float64}
+
+    def weight(name, dims, elem=T.FLOAT):
+        return numpy_helper.from_array(rng.uniform(-1, 1, dims).astype(dtype[elem]), name)
+
+    def ints(name, values):
+        return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+    value = h.make_tensor_value_info
+    save_newer("pre_shape_cast_relu_op13",
+               [h.make_node("Cast", ["x"], ["c"], to=T.DOUBLE), h.make_node("Relu", ["c"], ["r"]),
+                h.make_node("Shape", ["r"], ["s"]), h.make_node("Reshape", ["x", "s"], ["y"]),
+                h.make_node("Softmax", ["x"], ["m"], axis=1), h.make_node("Size", ["m"], ["z"])],
+               [value("x", T.FLOAT, ["N", 4])], [value("y", T.FLOAT, ["N", 4]), value("z", T.INT64, [])], 13)
+    save_newer("pre_shape_layer_norm_start_op17",
+               [h.make_node("LayerNormalization", ["x", "scale", "bias"], ["l"], axis=-1),
+                h.make_node("Shape", ["l"], ["y"], start=1)],
+               [value("x", T.FLOAT, ["N", 3, 4])], [value("y", T.INT64, [2])], 17,
+               [weight("scale", [4]), weight("bias", [4])])
+    # x.view(x.size(0), -1) of Relu(x): the batch dim read from x still becomes 0.
+    save_newer("pre_shape_view_of_relu_op13",
+               [h.make_node("Relu", ["x"], ["r"]), h.make_node("Shape", ["r"], ["s"]),
+                h.make_node("Gather", ["s", "i0"], ["g"]), h.make_node("Unsqueeze", ["g", "zero"], ["u"]),
+                h.make_node("Concat", ["u", "k"], ["c"], axis=0), h.make_node("Reshape", ["r", "c"], ["y"])],
+               [value("x", T.FLOAT, ["N", 4, 8])], [value("y", T.FLOAT, ["N", 32])], 13,
+               [ints("i0", 0), ints("zero", [0]), ints("k", [-1])])
+    # Expand(Relu(x), Shape(x)) is Relu(x).
+    save_newer("pre_shape_expand_of_relu_op13",
+               [h.make_node("Relu", ["x"], ["r"]), h.make_node("Shape", ["x"], ["s"]),
+                h.make_node("Expand", ["r", "s"], ["y"])],
+               [value("x", T.FLOAT, ["N", 4])], [value("y", T.FLOAT, ["N", 4])], 13)
+    # Near miss: the Shape of a Transpose.
+    save_newer("pre_shape_transpose_op13",
+               [h.make_node("Transpose", ["x"], ["t"]), h.make_node("Shape", ["t"], ["y"])],
+               [value("x", T.FLOAT, ["N", 4])], [value("y", T.INT64, [2])], 13)
+
+    def gemm_model(name, opset, gemm, root, bias, elem=T.FLOAT, w_dims=(5, 4)):
+        save_newer(name, [gemm, root], [value("x", elem, [3, 5])], [value("y", elem, [3, 4])], opset,
+                   [weight("w", list(w_dims), elem), bias])
+
+    gemm_model("gemm_bias_add_op11", 11, h.make_node("Gemm", ["x", "w"], ["g"]),
+               h.make_node("Add", ["g", "b"], ["y"]), weight("b", [4]))
+    gemm_model("gemm_bias_sum_beta_op13", 13, h.make_node("Gemm", ["x", "w"], ["g"], transB=1, beta=0.5),
+               h.make_node("Sum", ["b", "g"], ["y"]), weight("b", [1, 4]), w_dims=(4, 5))
+    gemm_model("gemm_bias_add_double_op17", 17, h.make_node("Gemm", ["x", "w"], ["g"]),
+               h.make_node("Add", ["b", "g"], ["y"]), weight("b", [3, 4], T.DOUBLE), T.DOUBLE)
+    # Near miss: alpha 2 (the fused form may round once where this rounds twice).
+    gemm_model("gemm_bias_alpha_op13", 13, h.make_node("Gemm", ["x", "w"], ["g"], alpha=2.0),
+               h.make_node("Add", ["g", "b"], ["y"]), weight("b", [4]))
+
+
 def main():
     for opset in (9, 13, 17):
         save(f"where_not_op{opset}",
@@ -158,6 +214,7 @@ def main():
              [h.make_tensor_value_info("x", T.FLOAT, [2, 3, 4])],
              [h.make_tensor_value_info("y", T.FLOAT, [2, 3, 4])], opset)
     conv_models()
+    shape_and_gemm_bias_models()
 
 
 if __name__ == "__main__":
