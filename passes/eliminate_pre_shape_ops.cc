@@ -20,14 +20,11 @@ class ReadShapeOfInput final : public RewritePattern {
       : RewritePattern(absl::StrCat("read-", op_type, "-of-input"), {op_type, 1}) {}
 
   LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
-    const ir::Value* operand = node.input(0);
-    const ir::Node* producer = operand ? operand->producer() : nullptr;
-    if (producer == nullptr || operand->producerOutputIndex() != 0 ||
-        producer->input(0) == nullptr || !keepsInputShape(*producer)) {
-      return failure();
-    }
+    ir::Value* operand = node.input(0);
+    if (operand == nullptr) return failure();
     // The top of a chain (Shape(Relu(Cast(X))) reads X), in one rewrite.
-    ir::Value* source = shapeSourceOf(*producer->input(0));
+    ir::Value* source = shapeSourceOf(*operand);
+    if (source == operand) return failure();
     if (source == nullptr) {
       return rewriter.notifyMatchFailure(node, [] {
         return absl::StrCat("more than ", kMaxShapeKeepingChain,
