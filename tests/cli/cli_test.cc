@@ -818,6 +818,18 @@ TEST_F(CliPipelineTest, FixedPointRepeatsThePipeline) {
   EXPECT_FALSE(contains(fixed.err, "warning")) << fixed.describe();
 }
 
+// A named pipeline given as --passes runs as the -O flag does (and as the library's "-O1"):
+// to a fixed point, with the same result.
+TEST_F(CliPipelineTest, NamedPipelineAsPassesRunsToAFixedPoint) {
+  ToolRun flag = runTool({dead_, "-O1", "-o", out_dir_ + "/flag.onnx", "--pass-statistics"});
+  ASSERT_EQ(flag.exit_code, 0) << flag.describe();
+  ToolRun text = runTool({dead_, "--passes=-O1", "-o", out_dir_ + "/text.onnx",
+                          "--pass-statistics"});
+  ASSERT_EQ(text.exit_code, 0) << text.describe();
+  EXPECT_TRUE(contains(text.err, "Pass statistics (2 rounds)")) << text.describe();
+  EXPECT_TRUE(readFile(out_dir_ + "/flag.onnx") == readFile(out_dir_ + "/text.onnx"));
+}
+
 TEST_F(CliPipelineTest, ExampleUnderO1) {
   const std::string out = out_dir_ + "/example.onnx";
   ToolRun r = runTool({kExample, "-o", out});
