@@ -81,14 +81,6 @@ std::vector<const ir::Node*> twinsOf(const ir::Node& node) {
   return twins;
 }
 
-// Whether every use of `value` is by one of `readers` (so the value dies with them).
-bool onlyReadBy(const ir::Value& value, absl::Span<const ir::Node* const> readers) {
-  return std::all_of(value.uses().begin(), value.uses().end(), [&](const ir::Use& use) {
-    return use.user() != nullptr &&
-           std::find(readers.begin(), readers.end(), use.user()) != readers.end();
-  });
-}
-
 // Why the computed tensor does not fit what the model declares for `output`; "" when it fits.
 std::string declarationMismatch(const ir::Value& output, const onnx::TensorProto& computed) {
   const ir::Type declared = output.type();

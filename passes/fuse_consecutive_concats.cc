@@ -38,13 +38,6 @@ std::optional<int64_t> operandRank(const ir::Node& concat, ShapeOracle& shapes) 
   return std::nullopt;
 }
 
-bool readOnlyBy(const ir::Value& value, const ir::Node& reader) {
-  for (const ir::Use& use : value.uses()) {
-    if (use.user() != &reader) return false;
-  }
-  return true;
-}
-
 class FlattenConcatOperands final : public RewritePattern {
  public:
   FlattenConcatOperands() : RewritePattern("flatten-concat-operands", {"Concat", 1}) {}
@@ -54,7 +47,7 @@ class FlattenConcatOperands final : public RewritePattern {
     for (const ir::Value* operand : outer.inputs()) {
       const ir::Node* inner = producerOf(operand, "Concat");
       if (inner != nullptr && inner->graph() == outer.graph() && inner->numInputs() > 0 &&
-          readOnlyBy(*operand, outer) &&
+          onlyReadBy(*operand, {&outer}) &&
           std::find(inners.begin(), inners.end(), inner) == inners.end()) {
         inners.push_back(inner);
       }

@@ -22,6 +22,13 @@ bool hasSingleReader(const ir::Value& value) {
   return value.hasOneUse() && !value.uses().front().isGraphOutput();
 }
 
+bool onlyReadBy(const ir::Value& value, absl::Span<const ir::Node* const> readers) {
+  return std::all_of(value.uses().begin(), value.uses().end(), [&](const ir::Use& use) {
+    return use.user() != nullptr &&
+           std::find(readers.begin(), readers.end(), use.user()) != readers.end();
+  });
+}
+
 LogicalResult forwardOperand(const ir::Node& node, ir::Value& operand, PatternRewriter& rewriter) {
   const ir::Value* output = node.output(0);
   if (output == nullptr) return failure();

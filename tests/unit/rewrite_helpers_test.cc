@@ -686,6 +686,34 @@ g (float[2,3] X) => (float[?] Y) <int64[1] s = {6}, int64[1] a = {0}, int64[2] p
   }
 }
 
+TEST(MatchTest, ReadersAreSingleOrAllAmongAGivenSet) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y, float[2] b) {
+  a = Relu(X)
+  b = Neg(X)
+  c = Abs(a)
+  d = Sigmoid(a)
+  e = Exp(b)
+  unread = Tanh(X)
+  Y = Sum(c, d, e)
+}
+)");
+  ir::Graph& graph = model->graph();
+  const ir::Node* c = findNode(graph, "c");
+  const ir::Node* d = findNode(graph, "d");
+  const ir::Node* e = findNode(graph, "e");
+  const ir::Value& a = *findNode(graph, "a")->output(0);
+  const ir::Value& b = *findNode(graph, "b")->output(0);
+  EXPECT_TRUE(onlyReadBy(a, {c, d}));
+  EXPECT_FALSE(onlyReadBy(a, {c})) << "d reads it too";
+  EXPECT_FALSE(hasSingleReader(a));
+  EXPECT_FALSE(onlyReadBy(b, {e})) << "a graph output is a use no node can take away";
+  EXPECT_FALSE(hasSingleReader(b));
+  EXPECT_TRUE(hasSingleReader(*c->output(0)));
+  EXPECT_TRUE(onlyReadBy(*findNode(graph, "unread")->output(0), {}));
+}
+
 TEST(MatchTest, KnownSizesOnlyOfFullyKnownShapes) {
   EXPECT_EQ(knownSizes(ir::Shape{ir::Dim::known(2), ir::Dim::known(0)}),
             (std::vector<int64_t>{2, 0}));

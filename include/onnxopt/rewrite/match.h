@@ -24,6 +24,10 @@ ONNXOPT_API const ir::Node* producerOf(const ir::Value* value, absl::string_view
 // Whether `value` is read exactly once, by a node: a rewrite may then absorb its producer.
 ONNXOPT_API bool hasSingleReader(const ir::Value& value);
 
+// Whether every use of `value` is an operand of one of `readers` (none is a graph output): a
+// rewrite of those readers may then drop its producer. True for a value nothing reads.
+ONNXOPT_API bool onlyReadBy(const ir::Value& value, absl::Span<const ir::Node* const> readers);
+
 inline bool isKnownOne(const ir::Dim& dim) { return dim.isKnown() && dim.value() == 1; }
 inline bool isKnownNotOne(const ir::Dim& dim) { return dim.isKnown() && dim.value() != 1; }
 
