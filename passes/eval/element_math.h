@@ -53,30 +53,4 @@ T narrow(MathType<T> value) {
   }
 }
 
-// The element types an operator version takes for type parameter `param` when libonnx has no
-// schema for it (versions after opset 17), as ONNX's docs/Changelog.md lists them; nullopt when
-// the caller does not know the version.
-using TypesAfterLibonnx = std::optional<std::vector<int32_t>> (*)(absl::string_view op_type,
-                                                                  int64_t since_version,
-                                                                  absl::string_view param);
-
-// OK when the node's operator version allows `elem_type` for `param` (its schema up to opset 17,
-// `after_libonnx` beyond); InvalidArgument naming the type otherwise.
-inline absl::Status checkElemType(const KernelContext& ctx, absl::string_view param,
-                                  int32_t elem_type, TypesAfterLibonnx after_libonnx) {
-  const ir::Node& node = ctx.node();
-  bool allowed = false;
-  if (schemaOf(node) != nullptr) {
-    allowed = elemTypeAllowed(node, param, elem_type);
-  } else if (const auto types = after_libonnx(node.opType(), ctx.sinceVersion(), param)) {
-    for (const int32_t type : *types) allowed = allowed || type == elem_type;
-  } else {
-    return ctx.unimplemented(absl::StrCat("the element types of ", node.opType(), " version ",
-                                          ctx.sinceVersion(), " are not known"));
-  }
-  if (allowed) return absl::OkStatus();
-  return ctx.invalid(absl::StrCat(node.opType(), " version ", ctx.sinceVersion(), " does not take ",
-                                  ir::elemTypeName(elem_type), " for ", param));
-}
-
 }  // namespace onnxopt::eval

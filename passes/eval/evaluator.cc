@@ -109,6 +109,25 @@ std::string dimsText(absl::Span<const int64_t> dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
 }
 
+absl::Status checkElemType(const KernelContext& ctx, absl::string_view param, int32_t elem_type,
+                           TypesAfterLibonnx after_libonnx) {
+  const ir::Node& node = ctx.node();
+  bool allowed = false;
+  if (schemaOf(node) != nullptr) {
+    allowed = elemTypeAllowed(node, param, elem_type);
+  } else if (after_libonnx == kEveryTypeAfterLibonnx) {
+    allowed = true;
+  } else if (const auto types = after_libonnx(node.opType(), ctx.sinceVersion(), param)) {
+    allowed = std::find(types->begin(), types->end(), elem_type) != types->end();
+  } else {
+    return ctx.unimplemented(absl::StrCat("the element types of ", node.opType(), " version ",
+                                          ctx.sinceVersion(), " are not known"));
+  }
+  if (allowed) return absl::OkStatus();
+  return ctx.invalid(absl::StrCat(node.opType(), " version ", ctx.sinceVersion(), " does not take ",
+                                  ir::elemTypeName(elem_type), " for ", param));
+}
+
 int64_t elementSize(int32_t elem_type) {
   switch (elem_type) {
     case TensorProto::FLOAT:

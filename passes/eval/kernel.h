@@ -4,6 +4,7 @@
 // context a kernel gets, element-type dispatch, broadcasting, and the kernel table.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,21 @@ class KernelContext {
   absl::Span<const EvalTensor* const> inputs_;
   const EvalLimits& limits_;
 };
+
+// The element types an operator version takes for type parameter `param` when libonnx has no
+// schema for it (versions after opset 17), as ONNX's docs/Changelog.md lists them; nullopt when
+// the caller does not know the version.
+using TypesAfterLibonnx = std::optional<std::vector<int32_t>> (*)(absl::string_view op_type,
+                                                                  int64_t since_version,
+                                                                  absl::string_view param);
+// For the data-movement ops, whose versions after opset 17 take every tensor type.
+inline constexpr TypesAfterLibonnx kEveryTypeAfterLibonnx = nullptr;
+
+// OK when the node's operator version allows `elem_type` for `param` (its schema up to opset 17,
+// `after_libonnx` beyond); InvalidArgument naming the type and the parameter otherwise,
+// Unimplemented when `after_libonnx` does not know the version.
+absl::Status checkElemType(const KernelContext& ctx, absl::string_view param, int32_t elem_type,
+                           TypesAfterLibonnx after_libonnx);
 
 // What a kernel returns: its outputs, or why it does not fold.
 using Outputs = absl::StatusOr<std::vector<EvalTensor>>;

@@ -28,14 +28,9 @@ using onnx::TensorProto;
 
 constexpr int64_t kNoWrap = std::numeric_limits<int64_t>::max();
 
-// The element types the node's schema allows for `param`; types are checked only where libonnx
-// has the schema (opsets up to 17): the later versions of these ops take every tensor type.
-absl::Status checkElemType(const KernelContext& ctx, absl::string_view param, int32_t elem_type) {
-  if (schemaOf(ctx.node()) == nullptr || elemTypeAllowed(ctx.node(), param, elem_type)) {
-    return absl::OkStatus();
-  }
-  return ctx.invalid(absl::StrCat(ctx.node().opType(), " version ", ctx.sinceVersion(),
-                                  " does not take ", ir::elemTypeName(elem_type)));
+// The versions of these ops after opset 17 take every tensor type.
+absl::Status checkType(const KernelContext& ctx, absl::string_view param, int32_t elem_type) {
+  return checkElemType(ctx, param, elem_type, kEveryTypeAfterLibonnx);
 }
 
 std::vector<int64_t> stridesOf(absl::Span<const int64_t> dims) {
@@ -332,8 +327,8 @@ Outputs castKernel(const KernelContext& ctx) {
   absl::StatusOr<std::optional<int64_t>> to = getInt(ctx.node(), "to");
   if (!to.ok()) return to.status();
   if (!to->has_value()) return ctx.invalid("attribute 'to' is missing");
-  if (absl::Status status = checkElemType(ctx, "T1", (*in)->elem_type); !status.ok()) return status;
-  if (absl::Status status = checkElemType(ctx, "T2", static_cast<int32_t>(**to)); !status.ok()) {
+  if (absl::Status status = checkType(ctx, "T1", (*in)->elem_type); !status.ok()) return status;
+  if (absl::Status status = checkType(ctx, "T2", static_cast<int32_t>(**to)); !status.ok()) {
     return status;
   }
   return singleOutput(castTensor(ctx, **in, static_cast<int32_t>(**to)));
@@ -408,7 +403,7 @@ Outputs reshapeKernel(const KernelContext& ctx) {
 Outputs flattenKernel(const KernelContext& ctx) {
   absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
-  if (absl::Status status = checkElemType(ctx, "T", (*in)->elem_type); !status.ok()) return status;
+  if (absl::Status status = checkType(ctx, "T", (*in)->elem_type); !status.ok()) return status;
   absl::StatusOr<int64_t> axis = getIntOr(ctx.node(), "axis", 1);
   if (!axis.ok()) return axis.status();
   const std::vector<int64_t>& in_dims = (*in)->dims;
@@ -959,7 +954,7 @@ Outputs whereKernel(const KernelContext& ctx) {
   const EvalTensor& condition = *operands[0];
   if (condition.elem_type != TensorProto::BOOL) return ctx.invalid("condition must be bool");
   if (operands[1]->elem_type != operands[2]->elem_type) return ctx.invalid("X and Y differ in type");
-  if (absl::Status status = checkElemType(ctx, "T", operands[1]->elem_type); !status.ok()) return status;
+  if (absl::Status status = checkType(ctx, "T", operands[1]->elem_type); !status.ok()) return status;
   const std::vector<int64_t> shapes[] = {condition.dims, operands[1]->dims, operands[2]->dims};
   absl::StatusOr<std::vector<int64_t>> dims = broadcastDims(ctx, shapes);
   if (!dims.ok()) return dims.status();
@@ -998,7 +993,7 @@ Outputs nonZeroKernel(const KernelContext& ctx) {
   const std::vector<int64_t>& in_dims = (*in)->dims;
   // ONNX Runtime gives a scalar's result a shape the spec does not settle.
   if (in_dims.empty()) return ctx.unimplemented("NonZero of a scalar");
-  if (absl::Status status = checkElemType(ctx, "T", (*in)->elem_type); !status.ok()) return status;
+  if (absl::Status status = checkType(ctx, "T", (*in)->elem_type); !status.ok()) return status;
   std::vector<int64_t> positions;
   absl::Status status = dispatchType<kNumeric | kBool>(ctx, (*in)->elem_type, [&](auto tag) {
     using T = decltype(tag);
