@@ -30,6 +30,11 @@ motif (float[N,8] X) => (float[N,8] Y)
   a = Add(X, W1)
   Y = Mul(a, W2)
 })"},
+      {"eliminate-initializer-inputs", R"(<ir_version: 8, opset_import: ["" : 13]>
+motif (float[N,8] X, float[8] W) => (float[N,8] Y) <float[8] W = {1, 2, 3, 4, 5, 6, 7, 8}> {
+  a = Add(X, W)
+  Y = Relu(a)
+})"},
       {"eliminate-identity", R"(<ir_version: 8, opset_import: ["" : 13]>
 motif (float[N,8] X) => (float[N,8] Y) {
   a = Relu(X)

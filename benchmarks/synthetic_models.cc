@@ -238,6 +238,14 @@ MotifModel repeatMotif(const std::string& motif_text, int64_t num_nodes) {
   }
   const std::string& x = motif.input(0).name();
   const std::string& y = motif.output(0).name();
+  // An input that is also one of the motif's initializers (keep_initializers_as_inputs) belongs
+  // to each copy, as the initializer does; the other inputs are shared.
+  auto is_own_input = [&motif](const std::string& name) {
+    for (const onnx::TensorProto& initializer : motif.initializer()) {
+      if (initializer.name() == name) return true;
+    }
+    return false;
+  };
 
   onnx::ModelProto model = *parsed;
   onnx::GraphProto* graph = model.mutable_graph();
@@ -245,6 +253,10 @@ MotifModel repeatMotif(const std::string& motif_text, int64_t num_nodes) {
   graph->clear_initializer();
   graph->clear_value_info();
   graph->clear_output();
+  graph->clear_input();
+  for (const onnx::ValueInfoProto& input : motif.input()) {
+    if (!is_own_input(input.name())) *graph->add_input() = input;
+  }
   graph->set_name("bench_motif");
 
   MotifModel result;
@@ -256,13 +268,19 @@ MotifModel repeatMotif(const std::string& motif_text, int64_t num_nodes) {
       if (name.empty()) return name;
       if (name == x) return previous_y;
       for (int i = 1; i < motif.input_size(); ++i) {
-        if (name == motif.input(i).name()) return name;
+        if (name == motif.input(i).name() && !is_own_input(name)) return name;
       }
       return prefix + name;
     };
     onnx::GraphProto instance = motif;
     renameGraph(&instance, rename);
     renameSubgraphInterfaces(&instance, rename);
+    for (const onnx::ValueInfoProto& input : motif.input()) {
+      if (!is_own_input(input.name())) continue;
+      onnx::ValueInfoProto* own = graph->add_input();
+      *own = input;
+      own->set_name(rename(input.name()));
+    }
     for (auto& node : *instance.mutable_node()) graph->add_node()->Swap(&node);
     for (auto& tensor : *instance.mutable_initializer()) graph->add_initializer()->Swap(&tensor);
     for (auto& info : *instance.mutable_value_info()) graph->add_value_info()->Swap(&info);

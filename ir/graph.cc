@@ -178,6 +178,21 @@ Value* Graph::addInput(std::string name, const Type& type) {
   return value;
 }
 
+void Graph::removeInputs(absl::Span<Value* const> values) {
+  size_t removed = 0;
+  for (Value* value : values) {
+    if (value->graph_ != this || !value->is_graph_input_) continue;
+    value->is_graph_input_ = false;
+    value->input_info_.reset();
+    ++removed;
+  }
+  if (removed == 0) return;
+  noteModified();
+  inputs_.erase(std::remove_if(inputs_.begin(), inputs_.end(),
+                               [](const Value* input) { return !input->is_graph_input_; }),
+                inputs_.end());
+}
+
 void Graph::addOutput(Value* value) {
   outputs_.push_back(nullptr);
   output_use_slots_.push_back(0);

@@ -506,6 +506,27 @@ g (float[2] X, float[2] W) => (float[2] Y) <float[2] W = {1, 2}, float[2] B = {3
   ASSERT_TRUE(saved.ok());
   EXPECT_EQ(saved->graph().initializer_size(), 2);
   EXPECT_EQ(saved->graph().input_size(), 2);
+
+  // No longer an input, W is an initializer of the type its tensor gives; removing it again, or
+  // removing a value that never was an input, changes nothing.
+  const uint64_t before = (*model)->modificationCount();
+  graph.removeInputs({w});
+  EXPECT_GT((*model)->modificationCount(), before);
+  EXPECT_FALSE(w->isGraphInput());
+  EXPECT_EQ(w->inputInfo(), nullptr);
+  EXPECT_TRUE(w->isInitializer());
+  EXPECT_EQ(w->type(), Type::tensor(onnx::TensorProto::FLOAT, Shape{Dim::known(2)}));
+  const uint64_t after = (*model)->modificationCount();
+  graph.removeInputs({w, graph.initializers()[1]});
+  EXPECT_EQ((*model)->modificationCount(), after);
+  ASSERT_EQ(graph.inputs().size(), 1u);
+  EXPECT_EQ(graph.inputs()[0]->name(), "X");
+  EXPECT_TRUE(verify(**model).ok());
+  saved = exportModel(**model);
+  ASSERT_TRUE(saved.ok());
+  ASSERT_EQ(saved->graph().input_size(), 1);
+  EXPECT_EQ(saved->graph().input(0).name(), "X");
+  EXPECT_EQ(saved->graph().initializer_size(), 2);
 }
 
 // Folds remove an initializer and add another, node after node: the list keeps its order, and an

@@ -331,6 +331,10 @@ class ONNXOPT_API Graph {
   const std::vector<Value*>& inputs() const { return inputs_; }
   const std::vector<Value*>& outputs() const { return outputs_; }
   Value* addInput(std::string name, const Type& type);
+  // Drops `values` from the inputs, with their input declarations; the values, their uses and
+  // any initializers of them stay, and the other inputs keep their order. One walk of the
+  // inputs, whatever the number removed. Changes the model's interface.
+  void removeInputs(absl::Span<Value* const> values);
   void addOutput(Value* value);
   void setOutput(size_t i, Value* value);
 
