@@ -161,6 +161,10 @@ ModelCensus ModelCensus::of(ir::Model& model) {
       census.initializer_bytes += dataBytes(*value->initializer());
     }
   });
+  for (const ir::Value* input : model.graph().inputs()) {
+    ++census.inputs;
+    if (input->isInitializer()) ++census.initializer_inputs;
+  }
   return census;
 }
 
@@ -185,9 +189,19 @@ std::string formatSummary(const RunRecord& record, const std::string& input) {
     absl::StrAppend(&text, "  opset: ", record.opset_before.value_or(0), " -> ",
                     record.opset_after.value_or(0), "\n");
   }
+  if (record.before.inputs != record.after.inputs) {
+    absl::StrAppendFormat(&text, "  inputs: %d -> %d\n", record.before.inputs,
+                          record.after.inputs);
+  }
   absl::StrAppendFormat(&text, "  initializers: %d -> %d (%d -> %d bytes)\n",
                         record.before.initializers, record.after.initializers,
                         record.before.initializer_bytes, record.after.initializer_bytes);
+  if (record.after.initializer_inputs > 0) {
+    absl::StrAppendFormat(&text,
+                          "  initializer inputs: %d (a caller may feed them, so they are not "
+                          "folded; see eliminate-initializer-inputs)\n",
+                          record.after.initializer_inputs);
+  }
   absl::StrAppendFormat(&text, "  time: load %.3f s, optimize %.3f s, save %.3f s\n",
                         record.load_seconds, record.optimize_seconds, record.save_seconds);
   if (record.tensorrt.has_value()) appendTensorRtFindings(*record.tensorrt, &text);

@@ -32,6 +32,10 @@ struct ModelCensus {
   // elements x element size for data in typed fields (float_data, ...), the strings' lengths
   // for string tensors.
   int64_t initializer_bytes = 0;
+  // The main graph's inputs, and those of them an initializer defines (weights a caller may
+  // feed, which no pass reads as constants).
+  int64_t inputs = 0;
+  int64_t initializer_inputs = 0;
 
   static ModelCensus of(ir::Model& model);
 };
