@@ -90,6 +90,13 @@ motif (float[2,4] X) => (float[2,4] Y)
   P = MatMul(X, W)
   Y = Add(P, b)
 })"},
+      {"fuse-relu-clip", R"(<ir_version: 8, opset_import: ["" : 13]>
+motif (float[N,8] X) => (float[N,8] Y) <float lo = {-1.0}, float hi = {6.0}> {
+  r = Relu(X)
+  c = Clip(r, lo, hi)
+  d = Clip(c, lo, hi)
+  Y = Relu(d)
+})"},
       {"fuse-log-softmax", R"(<ir_version: 8, opset_import: ["" : 13]>
 motif (float[N,8] X) => (float[N,8] Y) {
   s = Softmax<axis = 1>(X)

@@ -1146,10 +1146,23 @@ class Graph:
 
     def motif_idempotent(self, cur):
         """Relu(Relu), Floor(Floor), Ceil(Ceil), Round(Round) (11+), Sign(Sign) (9+); near
-        misses: two different ones."""
+        misses: two different ones. Or Clip(Relu) and Relu(Clip) (fuse-relu-clip), mins of -1,
+        -0, +0 and 0.5; near misses: a max of 0 or less before a Relu, a shared inner node."""
         if self.elem_name not in ('float', 'double'):
             return cur
         self.motifs.append('idempotent')
+        # ONNX Runtime has double Clip kernels from Clip 12 only.
+        if (self.elem_name == 'float' or self.opset >= 12) and self.chance(0.35):
+            lo, hi = self.pick([-1.0, -0.0, 0.0, 0.5]), self.pick([6.0, 6.0, 0.0, -1.0])
+            if self.opset < 11:
+                lo = min(lo, hi)  # ONNX Runtime refuses a Clip 6 whose min is above its max
+            if self.chance(0.5):
+                inner = self.op('Relu', [cur], self.shape[cur])
+                self.maybe_share(inner, 0.1)
+                return self.clip(inner, lo, hi)
+            inner = self.clip(cur, lo, hi)
+            self.maybe_share(inner, 0.1)
+            return self.op('Relu', [inner], self.shape[cur])
         ops = ['Relu', 'Floor', 'Ceil'] + (['Round'] if self.opset >= 11 else []) + (['Sign'] if self.opset >= 9 else [])
         first = self.pick(ops)
         inner = self.op(first, [cur], self.shape[cur])

@@ -201,6 +201,50 @@ def shape_and_gemm_bias_models():
                h.make_node("Add", ["g", "b"], ["y"]), weight("b", [4]))
 
 
+def relu_clip_models():
+    """fuse-relu-clip: Clip after Relu and Relu after Clip, Clip 6 and Clip 11 on, a min made +0
+    and one kept, float, double and int32; near miss: Relu after a Clip whose max is 0."""
+    value = h.make_tensor_value_info
+
+    def scalar(name, v, dtype=np.float32):
+        return numpy_helper.from_array(np.array(v, dtype=dtype), name)
+
+    save("relu_clip_attributes_op9",
+         [h.make_node("Relu", ["x"], ["r"]), h.make_node("Clip", ["r"], ["y"], min=-1.0, max=6.0),
+          h.make_node("Clip", ["x"], ["c"], min=-3.0, max=2.0), h.make_node("Relu", ["c"], ["z"])],
+         [value("x", T.FLOAT, [4, 5])], [value("y", T.FLOAT, [4, 5]), value("z", T.FLOAT, [4, 5])], 9)
+    save_newer("relu_clip_inputs_op13",
+         [h.make_node("Relu", ["x"], ["r"]), h.make_node("Clip", ["r", "lo", "hi"], ["y"]),
+          h.make_node("Clip", ["x", "half"], ["c"]), h.make_node("Relu", ["c"], ["z"]),
+          h.make_node("Clip", ["x", "lo", "zero"], ["d"]), h.make_node("Relu", ["d"], ["w"])],
+         [value("x", T.FLOAT, [4, 5])],
+         [value("y", T.FLOAT, [4, 5]), value("z", T.FLOAT, [4, 5]), value("w", T.FLOAT, [4, 5])], 13,
+         [scalar("lo", -1.0), scalar("hi", 6.0), scalar("half", 0.5), scalar("zero", 0.0)])
+    save_newer("relu_clip_double_no_min_op13",
+         [h.make_node("Relu", ["x"], ["r"]), h.make_node("Clip", ["r", "", "hi"], ["y"])],
+         [value("x", T.DOUBLE, [4, 5])], [value("y", T.DOUBLE, [4, 5])], 13,
+         [scalar("hi", 0.75, np.float64)])
+    # What random inputs never hold, and what the rewrite rests on: NaN and infinities pass
+    # through both forms alike (relu_clip_special_values/: the outputs numpy computes).
+    specials = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, -1.0, 3.0, 8.0, 0.25, -7.5] * 2,
+                        dtype=np.float32).reshape(4, 5)
+    relu = lambda v: np.where(np.isnan(v), v, np.maximum(v, 0))
+    folder = os.path.join(HERE, "relu_clip_special_values", "test_data_set_0")
+    os.makedirs(folder, exist_ok=True)
+    for name, array in [("input_0", specials), ("output_0", np.clip(relu(specials), -1.0, 6.0)),
+                        # Clip's absent max is the largest float: infinity becomes it.
+                        ("output_1", relu(np.clip(specials, 0.5, np.finfo(np.float32).max))),
+                        ("output_2", relu(np.clip(specials, -1.0, 0.0)))]:
+        tensor = numpy_helper.from_array(array.astype(np.float32), {"input_0": "x", "output_0": "y",
+                                                                   "output_1": "z", "output_2": "w"}[name])
+        with open(os.path.join(folder, name + ".pb"), "wb") as f:
+            f.write(tensor.SerializeToString())
+    save_newer("relu_clip_int32_op14",
+         [h.make_node("Relu", ["x"], ["r"]), h.make_node("Clip", ["r", "lo", "hi"], ["y"])],
+         [value("x", T.INT32, [4, 5])], [value("y", T.INT32, [4, 5])], 14,
+         [scalar("lo", -5, np.int32), scalar("hi", 6, np.int32)])
+
+
 def main():
     for opset in (9, 13, 17):
         save(f"where_not_op{opset}",
@@ -215,6 +259,7 @@ def main():
              [h.make_tensor_value_info("y", T.FLOAT, [2, 3, 4])], opset)
     conv_models()
     shape_and_gemm_bias_models()
+    relu_clip_models()
 
 
 if __name__ == "__main__":

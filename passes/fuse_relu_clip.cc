@@ -1,0 +1,146 @@
+// fuse-relu-clip: Clip(Relu(x), min, max) and Relu(Clip(x, min, max)) become Clip(x, min', max),
+// min' the larger of min and +0 (+0 when min is absent): ONNX Runtime's FuseReluClip, and the
+// other order as onnxscript's fuse_relus_clips. Exact for numbers. For NaN and -0 it rests on
+// what ONNX Runtime's CPU kernels do, checked in float, double and float16: both ops pass NaN
+// through and keep -0 (Relu(-0) = -0, Clip(-0, +0, max) = -0). A min of -0 becomes +0: Relu gives
+// +0 for a negative x, and Clip(-3, -0, max) would give -0. Relu after Clip needs a max above 0
+// (or none): below, Relu would turn every number into +0, which no Clip of x gives for x = -0.
+//
+// Clip 6 takes min and max as float attributes (min defaults to the lowest float, max to the
+// largest), Clip 11 on as optional scalar inputs, which must then be constants. Relu and Clip
+// before opset 6 carry consumed_inputs: not handled. See docs/passes/fuse-relu-clip.md.
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "onnxopt/ir/type.h"
+#include "onnxopt/rewrite/constant.h"
+#include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/schema.h"
+#include "onnxopt/rewrite/shape_oracle.h"
+#include "onnxopt/rewrite/tensor_util.h"
+
+namespace onnxopt {
+namespace {
+
+// Whether a lower bound already keeps out everything below +0: it is +0 or larger.
+bool atLeastPositiveZero(double bound) { return bound > 0 || (bound == 0 && !std::signbit(bound)); }
+
+// The value of a Clip bound input: a constant scalar, or nullopt.
+std::optional<double> constantBound(const ir::Value& bound) {
+  absl::StatusOr<std::optional<ConstantView>> view = readConstant(bound, 64);
+  if (!view.ok() || !*view) return std::nullopt;
+  const std::optional<std::vector<double>> values = (*view)->asDoubles();
+  if (!values || values->size() != 1) return std::nullopt;
+  return values->front();
+}
+
+// Replaces `root` (the Clip, or the Relu after it) and the absorbed `other` by Clip(x, min', max)
+// of `clip`'s bounds: min' = max(min, +0).
+LogicalResult fuse(const ir::Node& root, const ir::Node& other, const ir::Node& clip, ir::Value& x,
+                   PatternRewriter& rewriter) {
+  if (rewriter.opsetVersion(clip).value_or(0) < 11) {
+    absl::StatusOr<std::optional<float>> min = getFloat(clip, "min");
+    if (!min.ok()) return rewriter.emitError(clip, min.status());
+    absl::StatusOr<std::optional<float>> max = getFloat(clip, "max");
+    if (!max.ok()) return rewriter.emitError(clip, max.status());
+    const float bound = min->has_value() && atLeastPositiveZero(**min) ? **min : 0.0f;
+    if (max->has_value() && bound > **max) {
+      return rewriter.notifyMatchFailure(root, "the Clip's max is below 0, and Clip 6 (in ONNX "
+                                               "Runtime) wants min <= max");
+    }
+    if (failed(rewriter.match(root, {&other}))) return failure();
+    ir::Node* fused = rewriter.replaceRootWithNewNode("Clip", {&x}, "", clip.name());
+    rewriter.copyAttrs(clip, *fused, {"min"});
+    rewriter.setAttr(*fused, ir::Attribute::makeFloat("min", bound, rewriter.model().arena()));
+    return success();
+  }
+  ir::Value* min = clip.input(1);
+  ir::Value* max = clip.input(2);
+  bool keep_min = false;
+  if (min != nullptr) {
+    const std::optional<double> bound = constantBound(*min);
+    if (!bound) return rewriter.notifyMatchFailure(root, "the Clip's min is not a constant scalar");
+    keep_min = atLeastPositiveZero(*bound);
+  }
+  const int32_t elem_type = rewriter.shapes().elemTypeOf(x);
+  const int64_t elem_size = ir::elemTypeSize(elem_type);
+  if (!keep_min && elem_size <= 0) {
+    return rewriter.notifyMatchFailure(root, "the element type of x is not known");
+  }
+  if (failed(rewriter.match(root, {&other}))) return failure();
+  ir::Value* lower =
+      keep_min ? min
+               : rewriter.createInitializer(
+                     root.output(0)->name() + "_min",
+                     makeTensor(elem_type, {}, std::string(static_cast<size_t>(elem_size), '\0')));
+  std::vector<ir::Value*> inputs = {&x, lower};
+  if (max != nullptr) inputs.push_back(max);
+  ir::Node* fused = rewriter.replaceRootWithNewNode("Clip", inputs, "", clip.name());
+  rewriter.copyAttrs(clip, *fused);
+  return success();
+}
+
+class FoldReluIntoClip final : public RewritePattern {
+ public:
+  FoldReluIntoClip() : RewritePattern("fold-relu-into-clip", {"Clip", 6}) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& clip, PatternRewriter& rewriter) const override {
+    const ir::Node* relu = producerOf(clip.input(0), "Relu");
+    if (relu == nullptr || relu->input(0) == nullptr) return failure();
+    if (!hasSingleReader(*relu->output(0))) {
+      return rewriter.notifyMatchFailure(clip, "the Relu has other readers, which keep it");
+    }
+    return fuse(clip, *relu, clip, *relu->input(0), rewriter);
+  }
+};
+
+class FoldReluAfterClip final : public RewritePattern {
+ public:
+  FoldReluAfterClip() : RewritePattern("fold-relu-after-clip", {"Relu", 6}) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& relu, PatternRewriter& rewriter) const override {
+    const ir::Node* clip = producerOf(relu.input(0), "Clip");
+    if (clip == nullptr || clip->input(0) == nullptr) return failure();
+    if (!hasSingleReader(*clip->output(0))) {
+      return rewriter.notifyMatchFailure(relu, "the Clip has other readers, which keep it");
+    }
+    if (!maxAboveZero(*clip, rewriter.opsetVersion(*clip).value_or(0))) {
+      return rewriter.notifyMatchFailure(relu, "the Clip's max is not a constant above 0");
+    }
+    return fuse(relu, *clip, *clip, *clip->input(0), rewriter);
+  }
+
+ private:
+  // Whether the Clip's max is absent or a constant above 0.
+  static bool maxAboveZero(const ir::Node& clip, int64_t opset) {
+    if (opset < 11) {
+      absl::StatusOr<std::optional<float>> max = getFloat(clip, "max");
+      return max.ok() && (!max->has_value() || **max > 0);
+    }
+    if (clip.input(2) == nullptr) return true;
+    const std::optional<double> bound = constantBound(*clip.input(2));
+    return bound && *bound > 0;
+  }
+};
+
+class FuseReluClip final : public PatternPass {
+ public:
+  FuseReluClip() : PatternPass("fuse-relu-clip") {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    patterns.add<FoldReluIntoClip>();
+    patterns.add<FoldReluAfterClip>();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createFuseReluClipPass() { return std::make_unique<FuseReluClip>(); }
+
+}  // namespace onnxopt
