@@ -830,42 +830,6 @@ TEST_F(CliPipelineTest, NamedPipelineAsPassesRunsToAFixedPoint) {
   EXPECT_TRUE(readFile(out_dir_ + "/flag.onnx") == readFile(out_dir_ + "/text.onnx"));
 }
 
-// Weights listed as graph inputs: the summary says why -O1 leaves them, and, once
-// eliminate-initializer-inputs has made them constants, how the inputs changed.
-TEST_F(CliPipelineTest, SummaryNamesInitializerInputs) {
-  const std::string model = dir_ + "/weights_as_inputs.onnx";
-  writeModelFromText(model, R"(
-<ir_version: 8, opset_import: ["" : 13]>
-g (float[2] X, float[2] W, float[2] B) => (float[2] Y) <float[2] W = {1, 2}, float[2] B = {3, 4}> {
-  n = Neg(W)
-  a = Add(X, n)
-  Y = Add(a, B)
-}
-)");
-  ToolRun o1 = runTool({model, "-o", out_dir_ + "/o1.onnx"});
-  ASSERT_EQ(o1.exit_code, 0) << o1.describe();
-  EXPECT_EQ(withoutTimes(o1.err),
-            "onnx-opt: " + model + ": 3 -> 3 nodes\n"
-            "  initializers: 2 -> 2 (16 -> 16 bytes)\n"
-            "  initializer inputs: 2 (a caller may feed them, so they are not folded; see "
-            "eliminate-initializer-inputs)\n"
-            "  time: load T s, optimize T s, save T s\n")
-      << o1.describe();
-
-  ToolRun constants = runTool({model, "-o", out_dir_ + "/constants.onnx",
-                               "--passes=eliminate-initializer-inputs,-O1", "--fixed-point"});
-  ASSERT_EQ(constants.exit_code, 0) << constants.describe();
-  EXPECT_EQ(withoutTimes(constants.err),
-            "onnx-opt: warning: " + model + ": eliminate-initializer-inputs: removed 2 graph "
-            "inputs that initializers define: callers no longer feed them\n"
-            "onnx-opt: " + model + ": 3 -> 2 nodes\n"
-            "  op Neg: 1 -> 0\n"
-            "  inputs: 3 -> 1\n"
-            "  initializers: 2 -> 2 (16 -> 16 bytes)\n"
-            "  time: load T s, optimize T s, save T s\n")
-      << constants.describe();
-}
-
 TEST_F(CliPipelineTest, ExampleUnderO1) {
   const std::string out = out_dir_ + "/example.onnx";
   ToolRun r = runTool({kExample, "-o", out});
@@ -1336,6 +1300,10 @@ TEST_F(CliTest, ReportDescribesTheRunOfTheExample) {
   EXPECT_EQ(after["initializers"].integer(), 6);
   EXPECT_EQ(before["initializer_bytes"].integer(), rawInitializerBytes(kExample));
   EXPECT_EQ(after["initializer_bytes"].integer(), rawInitializerBytes(out));
+  EXPECT_EQ(before["inputs"].integer(), 1);
+  EXPECT_EQ(after["inputs"].integer(), 1);
+  EXPECT_EQ(before["initializer_inputs"].integer(), 0);
+  EXPECT_EQ(after["initializer_inputs"].integer(), 0);
   EXPECT_EQ(before["file_bytes"].integer(), static_cast<int64_t>(fs::file_size(kExample)));
   EXPECT_EQ(after["file_bytes"].integer(), static_cast<int64_t>(fs::file_size(out)));
 
@@ -1384,6 +1352,49 @@ TEST_F(CliTest, ReportDescribesTheRunOfTheExample) {
 
 // docs/report-schema.md documents exactly the fields a report has: a field added to the
 // report without its documentation, or documented but gone, fails here.
+// Weights listed as graph inputs: the summary and the report say why -O1 leaves them, and, once
+// eliminate-initializer-inputs has made them constants, how the inputs changed.
+TEST_F(CliPipelineTest, SummaryNamesInitializerInputs) {
+  const std::string model = dir_ + "/weights_as_inputs.onnx";
+  writeModelFromText(model, R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X, float[2] W, float[2] B) => (float[2] Y) <float[2] W = {1, 2}, float[2] B = {3, 4}> {
+  n = Neg(W)
+  a = Add(X, n)
+  Y = Add(a, B)
+}
+)");
+  ToolRun o1 = runTool({model, "-o", out_dir_ + "/o1.onnx"});
+  ASSERT_EQ(o1.exit_code, 0) << o1.describe();
+  EXPECT_EQ(withoutTimes(o1.err),
+            "onnx-opt: " + model + ": 3 -> 3 nodes\n"
+            "  initializers: 2 -> 2 (16 -> 16 bytes)\n"
+            "  initializer inputs: 2 (a caller may feed them, so they are not folded; see "
+            "eliminate-initializer-inputs)\n"
+            "  time: load T s, optimize T s, save T s\n")
+      << o1.describe();
+
+  const std::string report = out_dir_ + "/report.json";
+  ToolRun constants = runTool({model, "-o", out_dir_ + "/constants.onnx",
+                               "--passes=eliminate-initializer-inputs,-O1", "--fixed-point",
+                               "--report", report});
+  ASSERT_EQ(constants.exit_code, 0) << constants.describe();
+  EXPECT_EQ(withoutTimes(constants.err),
+            "onnx-opt: warning: " + model + ": eliminate-initializer-inputs: removed 2 graph "
+            "inputs that initializers define: callers no longer feed them\n"
+            "onnx-opt: " + model + ": 3 -> 2 nodes\n"
+            "  op Neg: 1 -> 0\n"
+            "  inputs: 3 -> 1\n"
+            "  initializers: 2 -> 2 (16 -> 16 bytes)\n"
+            "  time: load T s, optimize T s, save T s\n")
+      << constants.describe();
+  const onnxopt::testing::JsonValue json = readJson(report);
+  EXPECT_EQ(json["model"]["before"]["inputs"].integer(), 3);
+  EXPECT_EQ(json["model"]["before"]["initializer_inputs"].integer(), 2);
+  EXPECT_EQ(json["model"]["after"]["inputs"].integer(), 1);
+  EXPECT_EQ(json["model"]["after"]["initializer_inputs"].integer(), 0);
+}
+
 TEST_F(CliTest, ReportSchemaDocumentsEveryField) {
   const std::string report = out_dir_ + "/report.json";
   ToolRun r = runTool({kExample, "-o", out_dir_ + "/out.onnx", "--report", report, "-q"});

@@ -49,6 +49,8 @@ void writeCensus(JsonWriter& json, const ModelCensus& census, std::optional<int6
   json.endObject();
   json.key("initializers").integer(census.initializers);
   json.key("initializer_bytes").integer(census.initializer_bytes);
+  json.key("inputs").integer(census.inputs);
+  json.key("initializer_inputs").integer(census.initializer_inputs);
   json.key("file_bytes");
   if (file_bytes.has_value()) {
     json.integer(*file_bytes);
