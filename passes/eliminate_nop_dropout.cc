@@ -32,11 +32,9 @@ constexpr int64_t kFirstOpsetWithTrainingMode = 12;
 absl::StatusOr<bool> hasRatioZero(const ir::Node& dropout) {
   const ir::Value* ratio = dropout.input(1);
   if (ratio == nullptr) return false;  // 0.5 by default
-  absl::StatusOr<std::optional<ConstantView>> constant = readConstant(*ratio);
-  if (!constant.ok()) return constant.status();
-  if (!*constant) return false;
-  const std::optional<std::vector<double>> values = (*constant)->asDoubles();
-  return values && values->size() == 1 && (*values)[0] == 0.0;
+  absl::StatusOr<std::optional<double>> value = readConstantScalar(*ratio);
+  if (!value.ok()) return value.status();
+  return *value == 0.0;
 }
 
 // Whether the Dropout's output is its input (it runs in inference mode, or drops nothing): ""

@@ -30,13 +30,9 @@ namespace {
 // Whether a lower bound already keeps out everything below +0: it is +0 or larger.
 bool atLeastPositiveZero(double bound) { return bound > 0 || (bound == 0 && !std::signbit(bound)); }
 
-// The value of a Clip bound input: a constant scalar, or nullopt.
+// The value of a Clip bound input: a constant scalar, or nullopt (a malformed constant too).
 std::optional<double> constantBound(const ir::Value& bound) {
-  absl::StatusOr<std::optional<ConstantView>> view = readConstant(bound, 64);
-  if (!view.ok() || !*view) return std::nullopt;
-  const std::optional<std::vector<double>> values = (*view)->asDoubles();
-  if (!values || values->size() != 1) return std::nullopt;
-  return values->front();
+  return readConstantScalar(bound).value_or(std::nullopt);
 }
 
 // Replaces `root` (the Clip, or the Relu after it) and the absorbed `other` by Clip(x, min', max)

@@ -169,6 +169,10 @@ ONNXOPT_API absl::StatusOr<PassManager> makePassManager(const std::string& pipel
 ONNXOPT_API absl::Status optimizeModel(ir::Model& model, const std::string& pipeline = "-O1",
                            const OptimizeOptions& options = {});
 
+// Whether `pipeline` asks for a named pipeline ("-O1"): such a pipeline runs to a fixed point,
+// in the library and on the command line alike.
+ONNXOPT_API bool isNamedPipeline(absl::string_view pipeline);
+
 // Pipeline text of `pipeline`: the named pipeline's passes for "-O1", the text itself otherwise.
 // The error lists the named pipelines.
 ONNXOPT_API absl::StatusOr<std::string> expandPipeline(const std::string& pipeline,

@@ -311,6 +311,16 @@ absl::StatusOr<std::optional<ConstantView>> readConstant(const ir::Value& v, int
   return ConstantView(std::move((*read)->owner), (*read)->proto, (*read)->count);
 }
 
+absl::StatusOr<std::optional<double>> readConstantScalar(const ir::Value& v) {
+  // One element of the widest type, with room to spare: a scalar never needs more.
+  absl::StatusOr<std::optional<ConstantView>> constant = readConstant(v, 64);
+  if (!constant.ok()) return constant.status();
+  if (!*constant) return std::nullopt;
+  const std::optional<std::vector<double>> values = (*constant)->asDoubles();
+  if (!values || values->size() != 1) return std::nullopt;
+  return values->front();
+}
+
 absl::StatusOr<std::optional<std::vector<int64_t>>> readConstantInts(const ir::Value& v) {
   absl::StatusOr<std::optional<ConstantView>> view = readConstant(v);
   if (!view.ok()) return view.status();

@@ -60,9 +60,11 @@ std::string formatErrorLine(absl::string_view subject, absl::string_view message
   return absl::StrCat(subject, ": ", line);
 }
 
+bool isNamedPipeline(absl::string_view pipeline) { return absl::StartsWith(pipeline, "-"); }
+
 absl::StatusOr<std::string> expandPipeline(const std::string& pipeline,
                                            const PassRegistry& registry) {
-  if (!absl::StartsWith(pipeline, "-")) return pipeline;
+  if (!isNamedPipeline(pipeline)) return pipeline;
   absl::StatusOr<std::string> named = registry.namedPipeline(absl::string_view(pipeline).substr(1));
   if (named.ok()) return named;
   std::vector<std::string> names;
@@ -138,7 +140,7 @@ absl::StatusOr<PassManager> makePassManager(const std::string& pipeline,
   manager_options.verify_each = options.verify_each;
   // Named pipelines are meant to run to a fixed point ("-O1": "to a fixed point"), as onnx-opt
   // and the Python module run them.
-  manager_options.fixed_point = options.fixed_point || absl::StartsWith(pipeline, "-");
+  manager_options.fixed_point = options.fixed_point || isNamedPipeline(pipeline);
   manager_options.max_fixed_point_rounds = options.max_fixed_point_rounds;
   manager_options.require_convergence = options.require_convergence;
   manager_options.verify_fixed_point = options.verify_fixed_point;

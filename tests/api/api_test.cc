@@ -138,6 +138,9 @@ TEST(ExpandPipeline, NamedPipelinesAndText) {
   auto text = expandPipeline("eliminate-dead-nodes{max-iterations=3}");
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(*text, "eliminate-dead-nodes{max-iterations=3}");
+  EXPECT_TRUE(isNamedPipeline("-O1"));
+  EXPECT_FALSE(isNamedPipeline("eliminate-dead-nodes,-O1"));
+  EXPECT_FALSE(isNamedPipeline(""));
 }
 
 TEST(ExpandPipeline, UnknownNamedPipelineListsTheValidOnes) {

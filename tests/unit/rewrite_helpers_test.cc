@@ -540,6 +540,23 @@ g (float[2] X) => (float[2] Y) <int32[2, 1] matrix = {1, 2}, int32 scalar = {5},
   EXPECT_FALSE(readConstantInts(*graph.findValue("X")).value());
 }
 
+TEST(ConstantTest, ConstantScalarsAreOneNumericElement) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) <float lo = {-0.5}, int64[1] one = {7}, float[2] pair = {1.0, 2.0}, bool yes = {1}> {
+  c = Constant<value_float = 6.0>()
+  Y = Identity(X)
+}
+)");
+  ir::Graph& graph = model->graph();
+  EXPECT_EQ(*readConstantScalar(*graph.findValue("lo")), -0.5);
+  EXPECT_EQ(*readConstantScalar(*graph.findValue("one")), 7.0);
+  EXPECT_EQ(*readConstantScalar(*graph.findValue("c")), 6.0);
+  EXPECT_EQ(*readConstantScalar(*graph.findValue("yes")), 1.0);
+  EXPECT_FALSE(readConstantScalar(*graph.findValue("pair")).value()) << "two elements";
+  EXPECT_FALSE(readConstantScalar(*graph.findValue("X")).value()) << "not a constant";
+}
+
 TEST(ConstantTest, TheSizeCapHoldsForEveryForm) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 13]>

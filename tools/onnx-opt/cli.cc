@@ -355,8 +355,8 @@ absl::StatusOr<std::unique_ptr<PassManager>> buildPassManager(const Options& opt
   pm_options.require_convergence = options.require_convergence;
   // Named pipelines are meant to be run to a fixed point (-O1: "to a fixed point"), however
   // they are asked for: `--passes=-O1` is `-O1`, as the library's optimize(model, "-O1") is.
-  pm_options.fixed_point = options.fixed_point || !options.passes.has_value() ||
-                           absl::StartsWith(*options.passes, "-");
+  pm_options.fixed_point =
+      options.fixed_point || !options.passes.has_value() || isNamedPipeline(*options.passes);
   if (options.debug) {
     std::ostream* err = &io.err;
     pm_options.debug_sink = [err](absl::string_view line) {

@@ -42,6 +42,11 @@ inline constexpr int64_t kDefaultConstantReadLimit = 64 << 20;
 ONNXOPT_API absl::StatusOr<std::optional<ConstantView>> readConstant(
     const ir::Value& v, int64_t max_bytes = kDefaultConstantReadLimit);
 
+// The one element of the constant `v` holds, as a double (a scalar operand: a ratio, a Clip
+// bound); nullopt when readConstant gives nothing or the constant has more or fewer elements or
+// is not numeric. Errors as readConstant's.
+ONNXOPT_API absl::StatusOr<std::optional<double>> readConstantScalar(const ir::Value& v);
+
 // A constant's tensor, read. Copying or moving a view is cheap: it shares what it refers to. For
 // an initializer it points at the ir::Tensor's proto and keeps the Tensor alive; for a Constant
 // node's `value` attribute it points at the attribute (valid while the node keeps it); only the
