@@ -23,6 +23,7 @@
 #include "onnxopt/ir/ir.h"
 #include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/schema.h"
 #include "onnxopt/rewrite/shape_oracle.h"
@@ -272,18 +273,19 @@ inline std::vector<ThreeFactors> threeFactorReadings(const ir::Node& root) {
 inline bool clipBoundsNear(ChainMatcher& m, const ir::Node& clip, double lo, double hi) {
   const std::optional<int64_t> opset = m.rewriter().opsetVersion(clip);
   if (opset && *opset < 11) {
-    absl::StatusOr<std::optional<float>> min = getFloat(clip, "min");
-    absl::StatusOr<std::optional<float>> max = getFloat(clip, "max");
-    if (!min.ok() || !max.ok()) {
-      m.fail(std::string(!min.ok() ? min.status().message() : max.status().message()));
+    absl::StatusOr<ClipBounds> bounds = readClipBounds(clip);
+    if (!bounds.ok()) {
+      m.fail(std::string(bounds.status().message()));
       return false;
     }
-    if (!*min || !*max) {
+    if (!bounds->min.given || !bounds->max.given) {
       m.fail("the Clip does not set both min and max");
       return false;
     }
-    if (!isNear(**min, lo, onnx::TensorProto::FLOAT) || !isNear(**max, hi, onnx::TensorProto::FLOAT)) {
-      m.fail(absl::StrCat("the Clip's bounds are [", **min, ", ", **max, "], not [", lo, ", ", hi, "]"));
+    const double min = *bounds->min.value;
+    const double max = *bounds->max.value;
+    if (!isNear(min, lo, onnx::TensorProto::FLOAT) || !isNear(max, hi, onnx::TensorProto::FLOAT)) {
+      m.fail(absl::StrCat("the Clip's bounds are [", min, ", ", max, "], not [", lo, ", ", hi, "]"));
       return false;
     }
     return true;

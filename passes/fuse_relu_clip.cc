@@ -11,13 +11,12 @@
 // before opset 6 carry consumed_inputs: not handled. See docs/passes/fuse-relu-clip.md.
 
 #include <cmath>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "onnxopt/ir/type.h"
-#include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/schema.h"
@@ -30,38 +29,27 @@ namespace {
 // Whether a lower bound already keeps out everything below +0: it is +0 or larger.
 bool atLeastPositiveZero(double bound) { return bound > 0 || (bound == 0 && !std::signbit(bound)); }
 
-// The value of a Clip bound input: a constant scalar, or nullopt (a malformed constant too).
-std::optional<double> constantBound(const ir::Value& bound) {
-  return readConstantScalar(bound).value_or(std::nullopt);
-}
-
 // Replaces `root` (the Clip, or the Relu after it) and the absorbed `other` by Clip(x, min', max)
 // of `clip`'s bounds: min' = max(min, +0).
 LogicalResult fuse(const ir::Node& root, const ir::Node& other, const ir::Node& clip, ir::Value& x,
                    PatternRewriter& rewriter) {
+  absl::StatusOr<ClipBounds> bounds = readClipBounds(clip);
+  if (!bounds.ok()) return rewriter.emitError(clip, bounds.status());
+  if (bounds->min.given && !bounds->min.value) {
+    return rewriter.notifyMatchFailure(root, "the Clip's min is not a constant scalar");
+  }
+  const bool keep_min = bounds->min.value && atLeastPositiveZero(*bounds->min.value);
   if (rewriter.opsetVersion(clip).value_or(0) < 11) {
-    absl::StatusOr<std::optional<float>> min = getFloat(clip, "min");
-    if (!min.ok()) return rewriter.emitError(clip, min.status());
-    absl::StatusOr<std::optional<float>> max = getFloat(clip, "max");
-    if (!max.ok()) return rewriter.emitError(clip, max.status());
-    const float bound = min->has_value() && atLeastPositiveZero(**min) ? **min : 0.0f;
-    if (max->has_value() && bound > **max) {
+    const float min = keep_min ? static_cast<float>(*bounds->min.value) : 0.0f;
+    if (bounds->max.given && min > *bounds->max.value) {
       return rewriter.notifyMatchFailure(root, "the Clip's max is below 0, and Clip 6 (in ONNX "
                                                "Runtime) wants min <= max");
     }
     if (failed(rewriter.match(root, {&other}))) return failure();
     ir::Node* fused = rewriter.replaceRootWithNewNode("Clip", {&x}, "", clip.name());
     rewriter.copyAttrs(clip, *fused, {"min"});
-    rewriter.setAttr(*fused, ir::Attribute::makeFloat("min", bound, rewriter.model().arena()));
+    rewriter.setAttr(*fused, ir::Attribute::makeFloat("min", min, rewriter.model().arena()));
     return success();
-  }
-  ir::Value* min = clip.input(1);
-  ir::Value* max = clip.input(2);
-  bool keep_min = false;
-  if (min != nullptr) {
-    const std::optional<double> bound = constantBound(*min);
-    if (!bound) return rewriter.notifyMatchFailure(root, "the Clip's min is not a constant scalar");
-    keep_min = atLeastPositiveZero(*bound);
   }
   const int32_t elem_type = rewriter.shapes().elemTypeOf(x);
   const int64_t elem_size = ir::elemTypeSize(elem_type);
@@ -70,12 +58,12 @@ LogicalResult fuse(const ir::Node& root, const ir::Node& other, const ir::Node& 
   }
   if (failed(rewriter.match(root, {&other}))) return failure();
   ir::Value* lower =
-      keep_min ? min
+      keep_min ? clip.input(1)
                : rewriter.createInitializer(
                      root.output(0)->name() + "_min",
                      makeTensor(elem_type, {}, std::string(static_cast<size_t>(elem_size), '\0')));
   std::vector<ir::Value*> inputs = {&x, lower};
-  if (max != nullptr) inputs.push_back(max);
+  if (clip.input(2) != nullptr) inputs.push_back(clip.input(2));
   ir::Node* fused = rewriter.replaceRootWithNewNode("Clip", inputs, "", clip.name());
   rewriter.copyAttrs(clip, *fused);
   return success();
@@ -105,7 +93,7 @@ class FoldReluAfterClip final : public RewritePattern {
     if (!hasSingleReader(*clip->output(0))) {
       return rewriter.notifyMatchFailure(relu, "the Clip has other readers, which keep it");
     }
-    if (!maxAboveZero(*clip, rewriter.opsetVersion(*clip).value_or(0))) {
+    if (!maxAboveZero(*clip)) {
       return rewriter.notifyMatchFailure(relu, "the Clip's max is not a constant above 0");
     }
     return fuse(relu, *clip, *clip, *clip->input(0), rewriter);
@@ -113,14 +101,9 @@ class FoldReluAfterClip final : public RewritePattern {
 
  private:
   // Whether the Clip's max is absent or a constant above 0.
-  static bool maxAboveZero(const ir::Node& clip, int64_t opset) {
-    if (opset < 11) {
-      absl::StatusOr<std::optional<float>> max = getFloat(clip, "max");
-      return max.ok() && (!max->has_value() || **max > 0);
-    }
-    if (clip.input(2) == nullptr) return true;
-    const std::optional<double> bound = constantBound(*clip.input(2));
-    return bound && *bound > 0;
+  static bool maxAboveZero(const ir::Node& clip) {
+    absl::StatusOr<ClipBounds> bounds = readClipBounds(clip);
+    return bounds.ok() && (!bounds->max.given || bounds->max.value.value_or(0) > 0);
   }
 };
 

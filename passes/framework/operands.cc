@@ -133,4 +133,31 @@ absl::StatusOr<std::optional<SliceArguments>> readSliceArguments(const ir::Node&
   return arguments;
 }
 
+absl::StatusOr<ClipBounds> readClipBounds(const ir::Node& clip) {
+  const std::optional<int64_t> opset = opsetOf(clip);
+  if (!opset) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(ir::describe(clip), ": its model imports no opset of its domain"));
+  }
+  ClipBounds bounds;
+  const auto read = [&](ClipBound& bound, const char* attribute, size_t input) -> absl::Status {
+    if (*opset < 11) {
+      absl::StatusOr<std::optional<float>> value = getFloat(clip, attribute);
+      if (!value.ok()) return value.status();
+      bound.given = value->has_value();
+      if (bound.given) bound.value = **value;
+      return absl::OkStatus();
+    }
+    if (clip.input(input) == nullptr) return absl::OkStatus();
+    bound.given = true;
+    absl::StatusOr<std::optional<double>> value = readConstantScalar(*clip.input(input));
+    if (!value.ok()) return value.status();
+    bound.value = *value;
+    return absl::OkStatus();
+  };
+  if (absl::Status status = read(bounds.min, "min", 1); !status.ok()) return status;
+  if (absl::Status status = read(bounds.max, "max", 2); !status.ok()) return status;
+  return bounds;
+}
+
 }  // namespace onnxopt

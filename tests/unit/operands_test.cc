@@ -154,5 +154,51 @@ g (float[4,4] X) => (float[?,?] Y) <int64[2] S = {1, 0}, int64[1] E = {3}> {
   EXPECT_FALSE(readSliceArguments(*findNode(model->graph(), "Y")).ok());
 }
 
+TEST(ReadClipBoundsTest, AttributesBeforeOpset11) {
+  auto model = parseModel(R"(
+<ir_version: 7, opset_import: ["" : 9]>
+g (float[2] X) => (float[2] Y, float[2] Z) {
+  Y = Clip<min = -1.5, max = 6.0>(X)
+  Z = Clip(X)
+}
+)");
+  absl::StatusOr<ClipBounds> given = readClipBounds(*findNode(model->graph(), "Y"));
+  ASSERT_TRUE(given.ok()) << given.status();
+  EXPECT_TRUE(given->min.given && given->max.given);
+  EXPECT_EQ(*given->min.value, -1.5);
+  EXPECT_EQ(*given->max.value, 6.0);
+  absl::StatusOr<ClipBounds> absent = readClipBounds(*findNode(model->graph(), "Z"));
+  ASSERT_TRUE(absent.ok()) << absent.status();
+  EXPECT_FALSE(absent->min.given || absent->max.given);
+}
+
+TEST(ReadClipBoundsTest, InputsFromOpset11) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X, float lo) => (float[2] Y, float[2] Z) <float hi = {6.0}> {
+  Y = Clip(X, , hi)
+  Z = Clip(X, lo, hi)
+}
+)");
+  absl::StatusOr<ClipBounds> only_max = readClipBounds(*findNode(model->graph(), "Y"));
+  ASSERT_TRUE(only_max.ok()) << only_max.status();
+  EXPECT_FALSE(only_max->min.given);
+  EXPECT_EQ(*only_max->max.value, 6.0);
+  absl::StatusOr<ClipBounds> dynamic_min = readClipBounds(*findNode(model->graph(), "Z"));
+  ASSERT_TRUE(dynamic_min.ok()) << dynamic_min.status();
+  EXPECT_TRUE(dynamic_min->min.given);
+  EXPECT_FALSE(dynamic_min->min.value) << "a graph input is given but not a constant";
+}
+
+TEST(ReadClipBoundsTest, AnAttributeOfTheWrongKindIsAnError) {
+  auto model = parseModel(R"(
+<ir_version: 7, opset_import: ["" : 9]>
+g (float[2] X) => (float[2] Y) {
+  Y = Clip<min = 0>(X)
+}
+)");
+  EXPECT_FALSE(readClipBounds(*findNode(model->graph(), "Y")).ok());
+}
+
 }  // namespace
 }  // namespace onnxopt

@@ -63,4 +63,19 @@ struct SliceArguments {
 // kind, a constant is malformed, or the lists' lengths differ.
 ONNXOPT_API absl::StatusOr<std::optional<SliceArguments>> readSliceArguments(const ir::Node& slice);
 
+// One bound of a Clip: the float attribute `min` or `max` before opset 11, the optional scalar
+// input 1 or 2 from then on. An absent bound is ONNX's default: the lowest (min) or largest
+// (max) value of the element type, not an infinity.
+struct ClipBound {
+  bool given = false;           // the attribute or the input is there
+  std::optional<double> value;  // nullopt when given but not a constant scalar
+};
+struct ClipBounds {
+  ClipBound min, max;
+};
+
+// An error when an attribute has another kind, a bound is a malformed constant, or the model
+// imports no opset of the node's domain.
+ONNXOPT_API absl::StatusOr<ClipBounds> readClipBounds(const ir::Node& clip);
+
 }  // namespace onnxopt
