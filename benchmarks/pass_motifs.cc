@@ -97,6 +97,12 @@ motif (float[N,8] X) => (float[N,8] Y) <float lo = {-1.0}, float hi = {6.0}> {
   d = Clip(c, lo, hi)
   Y = Relu(d)
 })"},
+      {"fuse-consecutive-clips", R"(<ir_version: 8, opset_import: ["" : 13]>
+motif (float[N,8] X) => (float[N,8] Y) <float lo = {-1.0}, float zero = {0.0}, float hi = {6.0}> {
+  a = Clip(X, lo, hi)
+  b = Clip(a, zero, hi)
+  Y = Clip(b, , hi)
+})"},
       {"fuse-log-softmax", R"(<ir_version: 8, opset_import: ["" : 13]>
 motif (float[N,8] X) => (float[N,8] Y) {
   s = Softmax<axis = 1>(X)

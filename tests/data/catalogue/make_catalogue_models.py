@@ -245,6 +245,69 @@ def relu_clip_models():
          [scalar("lo", -5, np.int32), scalar("hi", 6, np.int32)])
 
 
+def clip_clip_models():
+    """fuse-consecutive-clips: overlapping intervals whichever Clip is tighter, absent bounds,
+    touching intervals, Clip 6 attributes, float, double and int32; near misses: intervals that
+    do not overlap (the pair gives the outer bound nearer the inner interval)."""
+    value = h.make_tensor_value_info
+
+    def scalar(name, v, dtype=np.float32):
+        return numpy_helper.from_array(np.array(v, dtype=dtype), name)
+
+    def pair(inner_inputs, outer_bounds, out, x="x"):
+        return [h.make_node("Clip", [x] + inner_inputs, [out + "_inner"]),
+                h.make_node("Clip", [out + "_inner"] + outer_bounds, [out])]
+
+    save("clip_clip_attributes_op9",
+         [h.make_node("Clip", ["x"], ["i"], min=-0.5, max=0.75), h.make_node("Clip", ["i"], ["y"], min=0.0, max=0.9),
+          h.make_node("Clip", ["x"], ["j"], min=0.25), h.make_node("Clip", ["j"], ["z"], max=0.5)],
+         [value("x", T.FLOAT, [4, 5])], [value("y", T.FLOAT, [4, 5]), value("z", T.FLOAT, [4, 5])], 9)
+    outputs = ["tighter_outer", "tighter_mixed", "absent_min", "absent_mins", "touching", "disjoint_above",
+               "disjoint_below"]
+    save_newer("clip_clip_inputs_op13",
+         pair(["m_half", "p_three_quarters"], ["zero", "p_half"], "tighter_outer")
+         + pair(["zero", "p_nine_tenths"], ["m_half", "p_half"], "tighter_mixed")
+         + pair(["", "p_half"], ["m_quarter"], "absent_min")
+         + pair(["", "p_three_quarters"], ["", "p_half"], "absent_mins")
+         + pair(["zero", "p_quarter"], ["p_quarter", "p_half"], "touching")
+         + pair(["m_half", "zero"], ["p_quarter", "p_half"], "disjoint_above")
+         + pair(["p_quarter", "p_half"], ["m_half", "zero"], "disjoint_below"),
+         [value("x", T.FLOAT, [4, 5])], [value(name, T.FLOAT, [4, 5]) for name in outputs], 13,
+         [scalar("m_half", -0.5), scalar("m_quarter", -0.25), scalar("zero", 0.0), scalar("p_quarter", 0.25),
+          scalar("p_half", 0.5), scalar("p_three_quarters", 0.75), scalar("p_nine_tenths", 0.9)])
+    save_newer("clip_clip_double_op13", pair(["lo", "hi"], ["", "hi2"], "y"),
+               [value("x", T.DOUBLE, [4, 5])], [value("y", T.DOUBLE, [4, 5])], 13,
+               [scalar("lo", -0.6, np.float64), scalar("hi", 0.8, np.float64), scalar("hi2", 0.3, np.float64)])
+    save_newer("clip_clip_int32_op12", pair(["lo", "hi"], ["lo2", "hi2"], "y"),
+               [value("x", T.INT32, [4, 5])], [value("y", T.INT32, [4, 5])], 12,
+               [scalar("lo", -5, np.int32), scalar("hi", 6, np.int32), scalar("lo2", -2, np.int32),
+                scalar("hi2", 9, np.int32)])
+    # NaN, infinities and zeros through clip_clip_inputs_op13 (clip_clip_special_values/: the
+    # outputs numpy computes as ONNX Runtime's Clip does: NaN passes, an absent bound is the
+    # lowest or largest float).
+    specials = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, -1.0, 0.3, 0.8, 0.25, -0.4] * 2,
+                        dtype=np.float32).reshape(4, 5)
+    largest = np.finfo(np.float32).max
+
+    def clip(v, lo=-largest, hi=largest):
+        return np.where(np.isnan(v), v, np.minimum(np.maximum(v, lo), hi))
+
+    expected = {"tighter_outer": clip(clip(specials, -0.5, 0.75), 0.0, 0.5),
+                "tighter_mixed": clip(clip(specials, 0.0, 0.9), -0.5, 0.5),
+                "absent_min": clip(clip(specials, hi=0.5), -0.25),
+                "absent_mins": clip(clip(specials, hi=0.75), hi=0.5),
+                "touching": clip(clip(specials, 0.0, 0.25), 0.25, 0.5),
+                "disjoint_above": clip(clip(specials, -0.5, 0.0), 0.25, 0.5),
+                "disjoint_below": clip(clip(specials, 0.25, 0.5), -0.5, 0.0)}
+    folder = os.path.join(HERE, "clip_clip_special_values", "test_data_set_0")
+    os.makedirs(folder, exist_ok=True)
+    arrays = [("input_0", "x", specials)] + [(f"output_{i}", name, expected[name]) for i, name in enumerate(outputs)]
+    for file_name, tensor_name, array in arrays:
+        tensor = numpy_helper.from_array(array.astype(np.float32), tensor_name)
+        with open(os.path.join(folder, file_name + ".pb"), "wb") as f:
+            f.write(tensor.SerializeToString())
+
+
 def main():
     for opset in (9, 13, 17):
         save(f"where_not_op{opset}",
@@ -260,6 +323,7 @@ def main():
     conv_models()
     shape_and_gemm_bias_models()
     relu_clip_models()
+    clip_clip_models()
 
 
 if __name__ == "__main__":
