@@ -45,7 +45,7 @@ absl::Status badTensor(const onnx::TensorProto& tensor, absl::string_view proble
 }
 
 std::string dimsText(const onnx::TensorProto& tensor) {
-  return absl::StrCat("[", absl::StrJoin(tensor.dims(), ", "), "]");
+  return absl::StrCat("[", absl::StrJoin(tensor.dims(), ","), "]");
 }
 
 // Where a tensor of `data_type` keeps its elements when not in raw_data, and how many values
