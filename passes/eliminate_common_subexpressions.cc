@@ -82,7 +82,7 @@ class EliminateCommonSubexpressions final : public Pass {
       }
       duplicates.push_back(&node);
     }
-    for (ir::Node* duplicate : duplicates) graph.eraseNode(duplicate);
+    for (ir::Node* duplicate : duplicates) eraseNodeRecorded(*duplicate, context);
     return static_cast<int64_t>(duplicates.size());
   }
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -112,6 +113,21 @@ void replaceAllUsesRecorded(ir::Value& from, ir::Value& to, PassContext& context
     if (context.analyses() != nullptr) context.analyses()->nodeChanged(*use.user());
   }
   from.replaceAllUsesWith(&to);
+}
+
+void eraseNodeRecorded(ir::Node& node, PassContext& context) {
+  const absl::InlinedVector<ir::Value*, 4> operands(node.inputs().begin(), node.inputs().end());
+  node.graph()->eraseNode(&node);
+  ChangeJournal* journal = context.journal();
+  if (journal == nullptr) return;
+  for (const ir::Value* operand : operands) {
+    if (operand == nullptr) continue;
+    if (operand->producer() != nullptr) journal->touch(operand->producer());
+    if (operand->uses().size() > kFewReadersToRevisit) continue;
+    for (const ir::Use& use : operand->uses()) {
+      if (use.user() != nullptr) journal->touch(use.user());
+    }
+  }
 }
 
 }  // namespace onnxopt

@@ -224,11 +224,7 @@ void PatternRewriter::pushProducer(const ir::Value* value) {
 void PatternRewriter::lostAReader(const ir::Value* value) {
   if (value == nullptr) return;
   pushProducer(value);
-  // A match absorbs an intermediate only when every reader is inside it, and a match holds a few
-  // nodes: a value left with that few readers may let one of them match now. A value with more
-  // keeps its readers where they are (offering them all at each loss would be quadratic).
-  constexpr size_t kFewReaders = 4;
-  if (value->uses().size() <= kFewReaders) pushReaders(*value);
+  if (value->uses().size() <= kFewReadersToRevisit) pushReaders(*value);
 }
 
 void PatternRewriter::pushUsers(const ir::Value& value) {

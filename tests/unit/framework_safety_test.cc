@@ -381,6 +381,34 @@ m (float[2,2] X, float[2,2] W) => (float[2,2] Y) {
   EXPECT_EQ(model->graph().numNodes(), 1u);
 }
 
+TEST(FrameworkSafety, ANodeErasedWithoutARewriterHasItsOperandsRevisited) {
+  // fuse-relu-clip declines Relu(Clip) while the Clip has two readers. CSE (a pass without a
+  // rewriter) erases the second Relu; the next round must offer the first one again, though
+  // neither it nor the Clip changed: the Clip lost a reader (eraseNodeRecorded).
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 15]>
+m (float[2,3] X) => (float[2,3] A, float[2,3] Y) {
+  lo = Constant<value = float {-0.0}>()
+  hi = Constant<value = float {6.0}>()
+  c = Clip(X, lo, hi)
+  A = Relu(c)
+  b = Relu(c)
+  Y = Ceil(b)
+}
+)");
+  PassManagerOptions options;
+  options.fixed_point = true;
+  options.require_convergence = true;
+  options.verify_fixed_point = true;
+  PassManager pass_manager(options);
+  ASSERT_TRUE(pass_manager.addPipeline("fuse-relu-clip,eliminate-common-subexpressions").ok());
+  absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const ir::Node* fused = model->graph().outputs()[0]->producer();
+  EXPECT_EQ(fused->opType(), "Clip");
+  EXPECT_EQ(fused->input(0)->name(), "X");
+}
+
 // Tags `node`'s attribute "tagged" through the rewriter.
 LogicalResult tag(const ir::Node& root, const ir::Node& node, PatternRewriter& rewriter) {
   if (node.attr("tagged") != nullptr || failed(rewriter.match(root))) return failure();

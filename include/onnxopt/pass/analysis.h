@@ -21,6 +21,12 @@ namespace onnxopt {
 
 class ShapeOracle;
 
+// When a value loses a reader and is left with this many or fewer, its readers are revisited: a
+// match absorbs an intermediate only when every reader is inside it, and a match holds a few
+// nodes. A value with more keeps its readers where they are (offering them all at each loss
+// would be quadratic). Its producer is always revisited.
+inline constexpr size_t kFewReadersToRevisit = 4;
+
 // Which nodes rewriters changed, in order, and where something happened that no list of nodes
 // describes (a change in a subgraph, or one made other than through a rewriter). A change is
 // untracked unless a rewriter recorded it: the journal compares the model's modification count

@@ -124,6 +124,10 @@ class PassContext {
 // and the journal and the analyses learn which nodes changed, so a later round revisits them.
 // Graph outputs move too: the caller checks from.isGraphOutput() first where names matter.
 ONNXOPT_API void replaceAllUsesRecorded(ir::Value& from, ir::Value& to, PassContext& context);
+// For a pass that edits the IR without a rewriter: erases `node` (whose outputs nothing reads)
+// and records that its operands lost a reader, as a rewriter's erase does: their producers, and
+// the readers of an operand left with few, may match now, so a later round revisits them.
+ONNXOPT_API void eraseNodeRecorded(ir::Node& node, PassContext& context);
 
 // One option of a pass, as the pipeline text and --list-passes see it.
 class ONNXOPT_API PassOptionBase {
