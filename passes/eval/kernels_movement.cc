@@ -15,6 +15,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "../framework/strided_walker.h"
 #include "kernel.h"
 #include "onnxopt/ir/describe.h"
 #include "onnxopt/ir/type.h"
@@ -26,17 +27,9 @@ namespace {
 
 using onnx::TensorProto;
 
-constexpr int64_t kNoWrap = std::numeric_limits<int64_t>::max();
-
 // The versions of these ops after opset 17 take every tensor type.
 absl::Status checkType(const KernelContext& ctx, absl::string_view param, int32_t elem_type) {
   return checkElemType(ctx, param, elem_type, kEveryTypeAfterLibonnx);
-}
-
-std::vector<int64_t> stridesOf(absl::Span<const int64_t> dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return strides;
 }
 
 int64_t product(absl::Span<const int64_t> dims) {
@@ -57,48 +50,6 @@ Blocks blocksAround(absl::Span<const int64_t> dims, int64_t axis) {
   if (absl::c_linear_search(dims, 0)) return {0, 0};
   return {product(dims.subspan(0, axis)), product(dims.subspan(axis + 1))};
 }
-
-// Walks a tensor of `dims` in row-major order and gives, for each element, the offset it reads
-// in a source tensor: `base` plus the coordinate along each axis times that axis' source stride.
-// A coordinate wraps to 0 at the axis' period (Tile repeats the source that way).
-class SourceWalker {
- public:
-  SourceWalker(std::vector<int64_t> dims, std::vector<int64_t> strides, int64_t base = 0,
-               std::vector<int64_t> periods = {})
-      : dims_(std::move(dims)),
-        strides_(std::move(strides)),
-        periods_(periods.empty() ? std::vector<int64_t>(dims_.size(), kNoWrap) : std::move(periods)),
-        counter_(dims_.size(), 0),
-        coord_(dims_.size(), 0),
-        at_(base) {}
-
-  int64_t next() {
-    const int64_t current = at_;
-    for (size_t axis = dims_.size(); axis-- > 0;) {
-      if (++counter_[axis] < dims_[axis]) {
-        if (++coord_[axis] == periods_[axis]) {
-          at_ -= strides_[axis] * (periods_[axis] - 1);
-          coord_[axis] = 0;
-        } else {
-          at_ += strides_[axis];
-        }
-        return current;
-      }
-      at_ -= strides_[axis] * coord_[axis];
-      coord_[axis] = 0;
-      counter_[axis] = 0;
-    }
-    return current;
-  }
-
- private:
-  std::vector<int64_t> dims_;
-  std::vector<int64_t> strides_;
-  std::vector<int64_t> periods_;
-  std::vector<int64_t> counter_;
-  std::vector<int64_t> coord_;
-  int64_t at_;
-};
 
 // Element `to` of `out` becomes element `from` of `in`; both of one type.
 inline void copyElement(const EvalTensor& in, int64_t from, EvalTensor& out, int64_t to,
@@ -687,7 +638,7 @@ Outputs sliceKernel(const KernelContext& ctx) {
     first[axis] = start;
     step_of[axis] = step;
   }
-  const std::vector<int64_t> in_strides = stridesOf(in_dims);
+  const std::vector<int64_t> in_strides = rowMajorStrides(in_dims);
   std::vector<int64_t> strides(rank);
   int64_t base = 0;
   for (int64_t a = 0; a < rank; ++a) {
@@ -764,7 +715,7 @@ Outputs gatherElementsKernel(const KernelContext& ctx) {
   absl::StatusOr<std::vector<int64_t>> indices = readInts(ctx, **indices_input);
   if (!indices.ok()) return indices.status();
   const int64_t dim = data_dims[*axis];
-  std::vector<int64_t> strides = stridesOf(data_dims);
+  std::vector<int64_t> strides = rowMajorStrides(data_dims);
   const int64_t axis_stride = strides[*axis];
   strides[*axis] = 0;
   absl::StatusOr<EvalTensor> out = ctx.allocate((*data)->elem_type, index_dims);
@@ -804,7 +755,7 @@ Outputs transposeKernel(const KernelContext& ctx) {
     if (valid) seen[perm[i]] = true;
   }
   if (!valid) return ctx.invalid(absl::StrCat("perm ", dimsText(perm), " is not a permutation of rank ", rank));
-  const std::vector<int64_t> in_strides = stridesOf(in_dims);
+  const std::vector<int64_t> in_strides = rowMajorStrides(in_dims);
   std::vector<int64_t> dims, strides;
   for (const int64_t axis : perm) {
     dims.push_back(in_dims[axis]);
@@ -851,7 +802,7 @@ Outputs tileKernel(const KernelContext& ctx) {
     }
     dims.push_back(in_dims[i] * (*repeats)[i]);
   }
-  return singleOutput(gather(ctx, **in, dims, SourceWalker(dims, stridesOf(in_dims), 0, in_dims)));
+  return singleOutput(gather(ctx, **in, dims, SourceWalker(dims, rowMajorStrides(in_dims), 0, in_dims)));
 }
 
 // ---- ConstantOfShape, Range, Where, NonZero ----
@@ -1054,7 +1005,7 @@ Outputs scatterNdKernel(const KernelContext& ctx) {
   absl::StatusOr<EvalTensor> out = ctx.allocate((*data)->elem_type, data_dims);
   if (!out.ok()) return out.status();
   copyRun(**data, 0, *out, 0, (*data)->numElements());
-  const std::vector<int64_t> strides = stridesOf(data_dims);
+  const std::vector<int64_t> strides = rowMajorStrides(data_dims);
   const int64_t slice = strides[k - 1];
   absl::flat_hash_set<int64_t> written;
   for (size_t t = 0; t * k < indices->size(); ++t) {

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "onnxopt/ir/tensor.h"
 #include "onnxopt/ir/type.h"
+#include "strided_walker.h"
 
 namespace onnxopt {
 
@@ -64,39 +65,20 @@ bool packTypedField(const TensorProto& tensor, std::string* out) {
 }
 
 // Calls visit(i) for the input's flat index i of each element of the tensor transposed by
-// `perm`, in the transposed tensor's order: an odometer over the output dims that moves the
-// input offset by the stride of the input axis each output axis walks.
+// `perm`, in the transposed tensor's order.
 template <typename Visit>
 void forEachSourceIndex(absl::Span<const int64_t> dims, absl::Span<const int64_t> perm,
                         Visit&& visit) {
-  const size_t rank = dims.size();
-  std::vector<int64_t> input_strides(rank);
-  int64_t stride = 1;
-  for (size_t axis = rank; axis-- > 0;) {
-    input_strides[axis] = stride;
-    stride *= dims[axis];
+  const std::vector<int64_t> input_strides = rowMajorStrides(dims);
+  std::vector<int64_t> out_dims, steps;
+  int64_t count = 1;
+  for (const int64_t axis : perm) {
+    out_dims.push_back(dims[axis]);
+    steps.push_back(input_strides[axis]);
+    count *= dims[axis];
   }
-  if (stride == 0) return;  // no elements
-  std::vector<int64_t> out_dims(rank), steps(rank), index(rank, 0);
-  for (size_t axis = 0; axis < rank; ++axis) {
-    out_dims[axis] = dims[perm[axis]];
-    steps[axis] = input_strides[perm[axis]];
-  }
-  int64_t source = 0;
-  for (;;) {
-    visit(source);
-    size_t axis = rank;
-    for (;;) {
-      if (axis == 0) return;
-      --axis;
-      if (++index[axis] < out_dims[axis]) {
-        source += steps[axis];
-        break;
-      }
-      source -= steps[axis] * (out_dims[axis] - 1);
-      index[axis] = 0;
-    }
-  }
+  SourceWalker walker(std::move(out_dims), std::move(steps));
+  for (int64_t i = 0; i < count; ++i) visit(walker.next());
 }
 
 template <typename Field>
