@@ -203,7 +203,8 @@ bool GreedyRewriteDriver::revisitsTouchedNodes(const ir::Model& model,
   // downstream of a touch (its operands' types may be better known now), which in a chain is
   // everything after the first one.
   return from && !from->reads_types &&
-         journal.entriesSince(from->mark) <= model.graph().numNodes() / 4;
+         (context_.revisitTouchedOnly() ||
+          journal.entriesSince(from->mark) <= model.graph().numNodes() / 4);
 }
 
 const GreedyRewriteDriver::Root* GreedyRewriteDriver::rootFor(const ir::Node& node) const {

@@ -180,6 +180,7 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
       context.setDebugSink(options_.debug_sink);
       context.setRequireConvergence(options_.require_convergence);
       context.setVerifyFixedPoint(options_.verify_fixed_point);
+      context.setRevisitTouchedOnly(options_.revisit_touched_only);
       context.setSkipMalformedNodes(options_.skip_malformed_nodes);
       context.setShared(&analyses, &journal);
       context.setRevisitFrom(fixed_points[position]);

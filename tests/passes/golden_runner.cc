@@ -68,6 +68,7 @@ onnxopt::PassManagerOptions testOptions() {
   options.verify_each = true;
   options.require_convergence = true;
   options.verify_fixed_point = true;
+  options.revisit_touched_only = true;
   return options;
 }
 

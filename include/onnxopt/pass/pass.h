@@ -95,6 +95,11 @@ class PassContext {
   bool verifyFixedPoint() const { return verify_fixed_point_; }
   void setVerifyFixedPoint(bool verify) { verify_fixed_point_ = verify; }
 
+  // Tests: in a later round, walk from the touched nodes however many they are, unless the
+  // patterns read types (PassManagerOptions::revisit_touched_only).
+  bool revisitTouchedOnly() const { return revisit_touched_only_; }
+  void setRevisitTouchedOnly(bool only) { revisit_touched_only_ = only; }
+
   // Set when the model's nodes were not checked when it was loaded (onnx-opt --no-check): a
   // node may then violate its operator's schema, and is left as it is (the rewrite drivers
   // offer none that fails checkNode to a pattern, nor let a match absorb one).
@@ -111,6 +116,7 @@ class PassContext {
   std::function<void()> progress_sink_;
   bool require_convergence_ = false;
   bool verify_fixed_point_ = false;
+  bool revisit_touched_only_ = false;
   bool skip_malformed_nodes_ = false;
   AnalysisManager* analyses_ = nullptr;
   ChangeJournal* journal_ = nullptr;

@@ -63,6 +63,11 @@ struct PassManagerOptions {
   // Tests: after each rewrite driver converges, every node is offered once more, and a rewrite
   // then fails the run (PassContext::verifyFixedPoint). The result checked is production's.
   bool verify_fixed_point = false;
+  // Tests: a later round offers a pattern pass only the nodes touched since its fixed point,
+  // however many they are (PassContext::revisitTouchedOnly). Production does so only while the
+  // touches are few, so a small test graph would otherwise always take the path that offers
+  // every node of the root operators and hide a touch a rewrite forgot.
+  bool revisit_touched_only = false;
   // --debug: pattern match failures and applied rewrites, one line per call.
   PassContext::DebugSink debug_sink;
   // The model's nodes were not checked at load (--no-check): passes leave the nodes that fail
