@@ -56,11 +56,8 @@ class FuseClipIntoClip final : public RewritePattern {
   FuseClipIntoClip() : RewritePattern("fuse-clip-into-clip", {"Clip", 6}) {}
 
   LogicalResult matchAndRewrite(const ir::Node& outer, PatternRewriter& rewriter) const override {
-    const ir::Node* inner = producerOf(outer.input(0), "Clip");
-    if (inner == nullptr || inner->input(0) == nullptr) return failure();
-    if (!hasSingleReader(*inner->output(0))) {
-      return rewriter.notifyMatchFailure(outer, "the inner Clip has other readers, which keep it");
-    }
+    const ir::Node* inner = absorbableProducer(outer, "Clip", rewriter);
+    if (inner == nullptr) return failure();
     std::vector<Bound> bounds;
     if (failed(readBounds(outer, *inner, rewriter, bounds))) return failure();
     const Bound &a = bounds[0], &b = bounds[1], &c = bounds[2], &d = bounds[3];

@@ -15,11 +15,8 @@ class FuseLogOfSoftmax final : public RewritePattern {
   FuseLogOfSoftmax() : RewritePattern("fuse-log-of-softmax", {"Log", 1}) {}
 
   LogicalResult matchAndRewrite(const ir::Node& log, PatternRewriter& rewriter) const override {
-    const ir::Node* softmax = producerOf(log.input(0), "Softmax");
-    if (softmax == nullptr || softmax->input(0) == nullptr) return failure();
-    if (!hasSingleReader(*softmax->output(0))) {
-      return rewriter.notifyMatchFailure(log, "the Softmax has other readers, which keep it");
-    }
+    const ir::Node* softmax = absorbableProducer(log, "Softmax", rewriter);
+    if (softmax == nullptr) return failure();
     if (failed(rewriter.match(log, {softmax}))) return failure();
     ir::Node* fused = rewriter.replaceRootWithNewNode("LogSoftmax", {softmax->input(0)}, "",
                                                       softmax->name());

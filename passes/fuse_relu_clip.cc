@@ -74,11 +74,8 @@ class FoldReluIntoClip final : public RewritePattern {
   FoldReluIntoClip() : RewritePattern("fold-relu-into-clip", {"Clip", 6}) {}
 
   LogicalResult matchAndRewrite(const ir::Node& clip, PatternRewriter& rewriter) const override {
-    const ir::Node* relu = producerOf(clip.input(0), "Relu");
-    if (relu == nullptr || relu->input(0) == nullptr) return failure();
-    if (!hasSingleReader(*relu->output(0))) {
-      return rewriter.notifyMatchFailure(clip, "the Relu has other readers, which keep it");
-    }
+    const ir::Node* relu = absorbableProducer(clip, "Relu", rewriter);
+    if (relu == nullptr) return failure();
     return fuse(clip, *relu, clip, *relu->input(0), rewriter);
   }
 };
@@ -88,11 +85,8 @@ class FoldReluAfterClip final : public RewritePattern {
   FoldReluAfterClip() : RewritePattern("fold-relu-after-clip", {"Relu", 6}) {}
 
   LogicalResult matchAndRewrite(const ir::Node& relu, PatternRewriter& rewriter) const override {
-    const ir::Node* clip = producerOf(relu.input(0), "Clip");
-    if (clip == nullptr || clip->input(0) == nullptr) return failure();
-    if (!hasSingleReader(*clip->output(0))) {
-      return rewriter.notifyMatchFailure(relu, "the Clip has other readers, which keep it");
-    }
+    const ir::Node* clip = absorbableProducer(relu, "Clip", rewriter);
+    if (clip == nullptr) return failure();
     if (!maxAboveZero(*clip)) {
       return rewriter.notifyMatchFailure(relu, "the Clip's max is not a constant above 0");
     }

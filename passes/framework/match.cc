@@ -29,6 +29,19 @@ bool onlyReadBy(const ir::Value& value, absl::Span<const ir::Node* const> reader
   });
 }
 
+const ir::Node* absorbableProducer(const ir::Node& root, absl::string_view op_type,
+                                   PatternRewriter& rewriter) {
+  const ir::Node* producer = producerOf(root.input(0), op_type);
+  if (producer == nullptr || producer->input(0) == nullptr) return nullptr;
+  if (!hasSingleReader(*producer->output(0))) {
+    (void)rewriter.notifyMatchFailure(root, [&] {
+      return absl::StrCat("the ", op_type, " it reads has other readers, which keep it");
+    });
+    return nullptr;
+  }
+  return producer;
+}
+
 LogicalResult forwardOperand(const ir::Node& node, ir::Value& operand, PatternRewriter& rewriter) {
   const ir::Value* output = node.output(0);
   if (output == nullptr) return failure();

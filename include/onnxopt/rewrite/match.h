@@ -28,6 +28,12 @@ ONNXOPT_API bool hasSingleReader(const ir::Value& value);
 // rewrite of those readers may then drop its producer. True for a value nothing reads.
 ONNXOPT_API bool onlyReadBy(const ir::Value& value, absl::Span<const ir::Node* const> readers);
 
+// The `op_type` node producing `root`'s first operand, when a rewrite of `root` may absorb it: it
+// has its own first operand, and `root` is its only reader. Null otherwise; when only other
+// readers (or a graph output) stand in the way, the decline is recorded.
+ONNXOPT_API const ir::Node* absorbableProducer(const ir::Node& root, absl::string_view op_type,
+                                               PatternRewriter& rewriter);
+
 inline bool isKnownOne(const ir::Dim& dim) { return dim.isKnown() && dim.value() == 1; }
 inline bool isKnownNotOne(const ir::Dim& dim) { return dim.isKnown() && dim.value() != 1; }
 
