@@ -20,6 +20,7 @@
 #include "onnxopt/ir/describe.h"
 #include "onnxopt/ir/type.h"
 #include "onnxopt/rewrite/schema.h"
+#include "onnxopt/rewrite/shape_oracle.h"
 #include "onnxopt/rewrite/tensor_util.h"
 
 namespace onnxopt::eval {
@@ -618,25 +619,11 @@ Outputs sliceKernel(const KernelContext& ctx) {
     const int64_t axis = (*normalized)[i];
     const int64_t dim = in_dims[axis];
     const int64_t step = steps ? (*steps)[i] : 1;
-    if (step == 0) return ctx.invalid(absl::StrCat("step 0 on axis ", axis));
-    int64_t start = starts[i];
-    int64_t end = ends[i];
-    if (start < 0) start = start < -dim ? 0 : start + dim;  // avoids overflow near INT64_MIN
-    if (end < 0) end = end < -dim ? -1 : end + dim;
-    int64_t count;
-    if (step > 0) {
-      start = std::min(std::max<int64_t>(start, 0), dim);
-      end = std::min(std::max<int64_t>(end, 0), dim);
-      count = end > start ? (end - start - 1) / step + 1 : 0;
-    } else {
-      start = std::min(std::max<int64_t>(start, 0), dim - 1);
-      end = std::min(std::max<int64_t>(end, -1), dim - 1);
-      // step is negative: count the elements from start down to end (exclusive).
-      count = start > end ? (start - end - 1) / -step + 1 : 0;
-    }
-    dims[axis] = count;
-    first[axis] = start;
-    step_of[axis] = step;
+    const std::optional<SliceRange> range = sliceRange(dim, starts[i], ends[i], step);
+    if (!range) return ctx.invalid(absl::StrCat("step 0 on axis ", axis));
+    dims[axis] = range->count;
+    first[axis] = range->first;
+    step_of[axis] = range->step;
   }
   const std::vector<int64_t> in_strides = rowMajorStrides(in_dims);
   std::vector<int64_t> strides(rank);
