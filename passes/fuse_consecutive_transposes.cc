@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "onnxopt/ir/describe.h"
 #include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/schema.h"
@@ -22,36 +23,6 @@ namespace onnxopt {
 namespace {
 
 using ir::describe;
-
-// The Transpose's perm, the reversal of `rank` axes when it has none; nullopt when it has none
-// and the rank is not known. An error when the perm is not a permutation of its length.
-absl::StatusOr<std::optional<std::vector<int64_t>>> permOf(const ir::Node& transpose,
-                                                           std::optional<int64_t> rank) {
-  absl::StatusOr<std::optional<std::vector<int64_t>>> perm = getInts(transpose, "perm");
-  if (!perm.ok()) return perm.status();
-  if (!*perm) {
-    if (!rank) return std::nullopt;
-    std::vector<int64_t> reversed(static_cast<size_t>(*rank));
-    for (int64_t i = 0; i < *rank; ++i) reversed[i] = *rank - 1 - i;
-    return reversed;
-  }
-  std::vector<bool> seen((*perm)->size(), false);
-  for (int64_t axis : **perm) {
-    if (axis < 0 || axis >= static_cast<int64_t>(seen.size()) || seen[axis]) {
-      return absl::InvalidArgumentError(absl::StrCat(describe(transpose), ": perm [",
-                                                     absl::StrJoin(**perm, ", "),
-                                                     "] is not a permutation"));
-    }
-    seen[axis] = true;
-  }
-  return perm;
-}
-
-std::optional<int64_t> explicitRank(const ir::Node& transpose) {
-  const ir::Attribute* perm = transpose.attr("perm");
-  if (perm == nullptr || perm->kind() != onnx::AttributeProto::INTS) return std::nullopt;
-  return perm->ints().size();
-}
 
 class ComposeTransposes final : public RewritePattern {
  public:
@@ -62,12 +33,12 @@ class ComposeTransposes final : public RewritePattern {
     const ir::Value* output = outer.output(0);
     if (inner == nullptr || inner->input(0) == nullptr || output == nullptr) return failure();
     ir::Value* source = inner->input(0);
-    std::optional<int64_t> rank = explicitRank(outer);
-    if (!rank) rank = explicitRank(*inner);
+    std::optional<int64_t> rank = rankFromPerm(outer);
+    if (!rank) rank = rankFromPerm(*inner);
     if (!rank) rank = rewriter.shapes().rankOf(*source);
-    absl::StatusOr<std::optional<std::vector<int64_t>>> p1 = permOf(*inner, rank);
+    absl::StatusOr<std::optional<std::vector<int64_t>>> p1 = readTransposePerm(*inner, rank);
     if (!p1.ok()) return rewriter.emitError(*inner, p1.status());
-    absl::StatusOr<std::optional<std::vector<int64_t>>> p2 = permOf(outer, rank);
+    absl::StatusOr<std::optional<std::vector<int64_t>>> p2 = readTransposePerm(outer, rank);
     if (!p2.ok()) return rewriter.emitError(outer, p2.status());
     if (!*p1 || !*p2) {
       return rewriter.notifyMatchFailure(outer, "neither has a perm and the rank is not known");

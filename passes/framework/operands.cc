@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "onnxopt/ir/describe.h"
 #include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/rewriter.h"
@@ -158,6 +159,34 @@ absl::StatusOr<ClipBounds> readClipBounds(const ir::Node& clip) {
   if (absl::Status status = read(bounds.min, "min", 1); !status.ok()) return status;
   if (absl::Status status = read(bounds.max, "max", 2); !status.ok()) return status;
   return bounds;
+}
+
+absl::StatusOr<std::optional<std::vector<int64_t>>> readTransposePerm(
+    const ir::Node& transpose, std::optional<int64_t> rank) {
+  absl::StatusOr<std::optional<std::vector<int64_t>>> perm = getInts(transpose, "perm");
+  if (!perm.ok()) return perm.status();
+  if (!*perm) {
+    if (!rank) return std::nullopt;
+    std::vector<int64_t> reversed(static_cast<size_t>(*rank));
+    for (int64_t i = 0; i < *rank; ++i) reversed[i] = *rank - 1 - i;
+    return reversed;
+  }
+  std::vector<bool> seen((*perm)->size(), false);
+  for (int64_t axis : **perm) {
+    if (axis < 0 || axis >= static_cast<int64_t>(seen.size()) || seen[axis]) {
+      return absl::InvalidArgumentError(absl::StrCat(ir::describe(transpose), ": perm [",
+                                                     absl::StrJoin(**perm, ", "),
+                                                     "] is not a permutation"));
+    }
+    seen[axis] = true;
+  }
+  return perm;
+}
+
+std::optional<int64_t> rankFromPerm(const ir::Node& transpose) {
+  const ir::Attribute* perm = transpose.attr("perm");
+  if (perm == nullptr || perm->kind() != onnx::AttributeProto::INTS) return std::nullopt;
+  return perm->ints().size();
 }
 
 }  // namespace onnxopt

@@ -53,6 +53,14 @@ ONNXOPT_API bool allNonNegative(absl::Span<const int64_t> axes);
 // squeezed ones, or an axis of Unsqueeze's input in its output when they are the inserted ones.
 ONNXOPT_API int64_t axisSkipping(int64_t index, absl::Span<const int64_t> sorted_axes);
 
+// The axes a Transpose moves: output axis i is input axis perm[i]. Its `perm` attribute, or the
+// reversal of `rank` axes when it has none; nullopt when it has none and no rank is given. An
+// error when `perm` has another kind or is not a permutation of its length.
+ONNXOPT_API absl::StatusOr<std::optional<std::vector<int64_t>>> readTransposePerm(
+    const ir::Node& transpose, std::optional<int64_t> rank);
+// The rank of a Transpose's input its `perm` states; nullopt without one.
+ONNXOPT_API std::optional<int64_t> rankFromPerm(const ir::Node& transpose);
+
 // A Slice's constant arguments, defaults filled in: axes [0, n) when absent, steps 1 when
 // absent. Slice-1 reads starts, ends and axes from attributes; Slice-10 on from inputs 1-4.
 struct SliceArguments {
