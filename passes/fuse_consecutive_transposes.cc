@@ -11,13 +11,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "onnxopt/ir/describe.h"
 #include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
-#include "onnxopt/rewrite/schema.h"
 
 namespace onnxopt {
 namespace {

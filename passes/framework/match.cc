@@ -85,6 +85,38 @@ bool onlyMovesElements(const ir::Node& node) {
          isOneOf(node, {"Identity", "Transpose", "Slice", "Gather", "Expand", "Tile"});
 }
 
+bool isUnaryElementwise(const ir::Node& node) {
+  return isOneOf(node, {"Relu",     "LeakyRelu", "Sigmoid",     "Tanh",      "Neg",   "Abs",
+                        "Exp",      "Log",       "Sqrt",        "Reciprocal", "Erf",  "Elu",
+                        "Selu",     "Softplus",  "Softsign",    "HardSigmoid", "HardSwish",
+                        "Floor",    "Ceil",      "Round",       "Sign",      "Sin",   "Cos",
+                        "Tan",      "Asin",      "Acos",        "Atan",      "Sinh",  "Cosh",
+                        "Asinh",    "Acosh",     "Atanh",       "ThresholdedRelu",    "Celu",
+                        "Gelu",     "Mish",      "BitwiseNot",  "Shrink",    "Cast",  "IsNaN",
+                        "IsInf",    "Not",       "Identity",    "Clip"});
+}
+
+absl::Span<const BroadcastingOp> broadcastingOps() {
+  static constexpr BroadcastingOp kOps[] = {
+      {"Add", 7, false},         {"Sub", 7, false},           {"Mul", 7, false},
+      {"Div", 7, false},         {"Pow", 7, false},           {"Max", 8, false},
+      {"Min", 8, false},         {"Sum", 8, false},           {"Mean", 8, false},
+      {"Where", 9, false},       {"Mod", 10, false},          {"BitShift", 11, false},
+      {"BitwiseAnd", 18, false}, {"BitwiseOr", 18, false},    {"BitwiseXor", 18, false},
+      {"Equal", 7, true},        {"Greater", 7, true},        {"Less", 7, true},
+      {"And", 7, true},          {"Or", 7, true},             {"Xor", 7, true},
+      {"GreaterOrEqual", 12, true}, {"LessOrEqual", 12, true}};
+  return kOps;
+}
+
+const BroadcastingOp* broadcastingOpOf(const ir::Node& node) {
+  if (!node.op().domain().empty()) return nullptr;
+  for (const BroadcastingOp& op : broadcastingOps()) {
+    if (node.opType() == op.op_type) return &op;
+  }
+  return nullptr;
+}
+
 std::optional<std::vector<int64_t>> knownSizes(const ir::Shape& shape) {
   std::vector<int64_t> sizes;
   sizes.reserve(shape.size());

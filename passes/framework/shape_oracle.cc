@@ -247,18 +247,8 @@ const RuleOf* ruleFor(const ir::Node& node) {
     }
     rules->emplace("Cast", RuleOf{Rule::kCast});
     for (const char* op : {"IsNaN", "IsInf", "Not"}) rules->emplace(op, RuleOf{Rule::kBoolOfInput});
-    const std::pair<const char*, int64_t> kBroadcasting[] = {
-        {"Add", 7}, {"Sub", 7}, {"Mul", 7}, {"Div", 7}, {"Pow", 7}, {"Max", 8}, {"Min", 8},
-        {"Sum", 8}, {"Mean", 8}, {"Where", 9}, {"Mod", 10}, {"BitShift", 11},
-        {"BitwiseAnd", 18}, {"BitwiseOr", 18}, {"BitwiseXor", 18}};
-    for (const auto& [op, since] : kBroadcasting) {
-      rules->emplace(op, RuleOf{Rule::kBroadcasting, since});
-    }
-    const std::pair<const char*, int64_t> kComparisons[] = {
-        {"Equal", 7}, {"Greater", 7}, {"Less", 7}, {"And", 7}, {"Or", 7}, {"Xor", 7},
-        {"GreaterOrEqual", 12}, {"LessOrEqual", 12}};
-    for (const auto& [op, since] : kComparisons) {
-      rules->emplace(op, RuleOf{Rule::kBroadcasting, since, /*gives_bool=*/true});
+    for (const BroadcastingOp& op : broadcastingOps()) {
+      rules->emplace(std::string(op.op_type), RuleOf{Rule::kBroadcasting, op.since, op.gives_bool});
     }
     // Output 0 of the normalizations has the input's shape (BatchNormalization's others, in
     // training mode, are per channel, LayerNormalization's per row: no rule), and so has that of

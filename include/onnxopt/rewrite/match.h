@@ -69,6 +69,23 @@ ONNXOPT_API bool keepsElementOrder(const ir::Node& node);
 // keeps it through them.
 ONNXOPT_API bool onlyMovesElements(const ir::Node& node);
 
+// Whether the node (default domain) computes each element of its one output from the element
+// at the same index of its input 0 alone, whatever its attributes: the activations, the unary
+// math functions, Cast, Not, IsNaN, IsInf, Identity, and Clip (whose bounds are scalars).
+ONNXOPT_API bool isUnaryElementwise(const ir::Node& node);
+
+// An operator of the default domain that computes each output element from the elements of its
+// inputs at the same index, under numpy broadcasting, from opset `since` (before, it broadcast
+// by legacy rules or not at all).
+struct BroadcastingOp {
+  absl::string_view op_type;
+  int64_t since;
+  bool gives_bool;  // comparisons and logical operators
+};
+ONNXOPT_API absl::Span<const BroadcastingOp> broadcastingOps();
+// The node's entry in broadcastingOps(), or null.
+ONNXOPT_API const BroadcastingOp* broadcastingOpOf(const ir::Node& node);
+
 // The dim `i` places from the right (0: the last axis), if the shape is known and has it: how
 // broadcasting aligns shapes.
 inline std::optional<ir::Dim> dimFromRight(const std::optional<ir::Shape>& shape, size_t i) {
