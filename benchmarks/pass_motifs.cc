@@ -174,6 +174,13 @@ motif (float[N,3,4] X) => (float[N,3,4] Y) {
   b = Transpose<perm = [2, 0, 1]>(a)
   Y = Relu(b)
 })"},
+      {"fuse-transposes-across-elementwise", R"(<ir_version: 8, opset_import: ["" : 13]>
+motif (float[N,3,4] X) => (float[N,3,4] Y) <float[3] b = {0.5, -0.25, 0.125}> {
+  a = Transpose<perm = [0, 2, 1]>(X)
+  s = Add(a, b)
+  r = Relu(s)
+  Y = Transpose<perm = [0, 2, 1]>(r)
+})"},
       {"eliminate-nop-reshape", R"(<ir_version: 8, opset_import: ["" : 13]>
 motif (float[4,8] X) => (float[4,8] Y) <int64[2] s = {4, 8}> {
   r = Reshape(X, s)

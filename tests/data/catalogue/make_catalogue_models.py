@@ -308,6 +308,51 @@ def clip_clip_models():
             f.write(tensor.SerializeToString())
 
 
+def transpose_elementwise_models():
+    """fuse-transposes-across-elementwise: an NHWC bias and activation between the two layout
+    Transposes, perms that compose to another perm, Clip bounds, Casts and comparisons, an int32
+    chain with a constant to transpose, the opening Transpose read elsewhere; near misses: a
+    chain value read elsewhere, an operand that is neither constant nor of 1s."""
+    value = h.make_tensor_value_info
+
+    def const(name, array):
+        return numpy_helper.from_array(array, name)
+
+    save_newer("transpose_elementwise_nhwc_op13",
+               [h.make_node("Transpose", ["x"], ["a"], perm=[0, 2, 3, 1]), h.make_node("Add", ["a", "b"], ["s"]),
+                h.make_node("Relu", ["s"], ["r"]), h.make_node("Mul", ["half", "r"], ["m"]),
+                h.make_node("Transpose", ["m"], ["y"], perm=[0, 3, 1, 2])],
+               [value("x", T.FLOAT, [2, 3, 4, 5])], [value("y", T.FLOAT, [2, 3, 4, 5])], 13,
+               [const("b", np.array([0.5, -0.25, 0.125], dtype=np.float32)),
+                const("half", np.array(0.5, dtype=np.float32))])
+    save_newer("transpose_elementwise_composed_op17",
+               [h.make_node("Transpose", ["x"], ["a"], perm=[1, 2, 0]), h.make_node("Clip", ["a", "lo", "hi"], ["c"]),
+                h.make_node("Sigmoid", ["c"], ["g"]), h.make_node("Cast", ["g"], ["k"], to=T.DOUBLE),
+                h.make_node("Sub", ["w", "k"], ["d"]), h.make_node("Cast", ["d"], ["f"], to=T.FLOAT),
+                h.make_node("Transpose", ["f"], ["y"], perm=[0, 2, 1])],
+               [value("x", T.FLOAT, [2, 3, 4])], [value("y", T.FLOAT, [3, 2, 4])], 17,
+               [const("lo", np.array(-0.5, dtype=np.float32)), const("hi", np.array(0.75, dtype=np.float32)),
+                const("w", np.arange(8, dtype=np.float64).reshape(4, 2) / 8)])
+    save_newer("transpose_elementwise_shared_op11",
+               [h.make_node("Transpose", ["x"], ["a"]), h.make_node("Greater", ["a", "c"], ["g"]),
+                h.make_node("Not", ["g"], ["n"]), h.make_node("Cast", ["n"], ["f"], to=T.FLOAT),
+                h.make_node("Transpose", ["f"], ["y"]), h.make_node("Abs", ["a"], ["z"]),
+                h.make_node("Transpose", ["x"], ["t"]), h.make_node("Exp", ["t"], ["e"]),
+                h.make_node("Transpose", ["e"], ["y2"]), h.make_node("Neg", ["e"], ["z2"]),
+                h.make_node("Transpose", ["x"], ["u"]), h.make_node("Add", ["u", "v"], ["s"]),
+                h.make_node("Transpose", ["s"], ["y3"])],
+               [value("x", T.FLOAT, [3, 4]), value("v", T.FLOAT, [4, 3])],
+               [value("y", T.FLOAT, [3, 4]), value("z", T.FLOAT, [4, 3]), value("y2", T.FLOAT, [3, 4]),
+                value("z2", T.FLOAT, [4, 3]), value("y3", T.FLOAT, [3, 4])], 11,
+               [const("c", np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))])
+    save_newer("transpose_elementwise_int32_op14",
+               [h.make_node("Transpose", ["x"], ["a"], perm=[2, 0, 1]), h.make_node("Abs", ["a"], ["b"]),
+                h.make_node("Mul", ["b", "k"], ["m"]), h.make_node("Neg", ["m"], ["n"]),
+                h.make_node("Transpose", ["n"], ["y"], perm=[1, 2, 0])],
+               [value("x", T.INT32, [2, 3, 4])], [value("y", T.INT32, [2, 3, 4])], 14,
+               [const("k", np.array([1, -2, 3, -4], dtype=np.int32).reshape(4, 1, 1))])
+
+
 def main():
     for opset in (9, 13, 17):
         save(f"where_not_op{opset}",
@@ -324,6 +369,7 @@ def main():
     shape_and_gemm_bias_models()
     relu_clip_models()
     clip_clip_models()
+    transpose_elementwise_models()
 
 
 if __name__ == "__main__":

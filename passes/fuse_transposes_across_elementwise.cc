@@ -1,0 +1,253 @@
+// fuse-transposes-across-elementwise: Transpose(p2) of a chain of elementwise nodes that starts
+// at Transpose(X, p1) becomes the chain computed on X, read through one Transpose of
+// q[i] = p1[p2[i]], or through none when q is the identity. An elementwise node computes each
+// element from the elements at the same index, so it commutes with moving axes: its other
+// operands move with it, which takes no node when they are of 1s only, and a transposed copy
+// when they are constants. See docs/passes/fuse-transposes-across-elementwise.md.
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "onnxopt/ir/describe.h"
+#include "onnxopt/rewrite/constant.h"
+#include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/operands.h"
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/shape_oracle.h"
+#include "onnxopt/rewrite/tensor_util.h"
+
+namespace onnxopt {
+namespace {
+
+using ir::describe;
+
+// A side constant read by other nodes too is transposed into a copy only up to this size.
+constexpr int64_t kSharedConstantCopyBytes = 4096;
+
+// A node of the chain: which of its operands carry the chain's value, and what each other
+// operand becomes once the chain runs in X's layout.
+struct Link {
+  const ir::Node* node;
+  struct Side {
+    size_t index;
+    std::optional<onnx::TensorProto> transposed;  // nullopt: the operand stays as it is
+  };
+  std::vector<size_t> chain_operands;
+  std::vector<Side> sides;
+};
+
+// The operands of `node` that read `value`; empty when `node` is not an elementwise node of one
+// output that the chain can pass through with `value` as its data.
+std::vector<size_t> chainOperands(const ir::Node& node, const ir::Value& value) {
+  std::vector<size_t> operands;
+  if (node.numOutputs() != 1 || node.output(0) == nullptr) return operands;
+  const bool unary = isUnaryElementwise(node);
+  if (!unary && broadcastingOpOf(node) == nullptr) return operands;
+  for (size_t i = 0; i < node.numInputs(); ++i) {
+    if (node.input(i) == &value) operands.push_back(i);
+  }
+  // A unary node carries its input 0; its other operands (Clip's bounds) are scalars.
+  if (unary && (operands.empty() || operands.front() != 0)) operands.clear();
+  return operands;
+}
+
+bool allOnes(const std::optional<ir::Shape>& shape) {
+  return shape && std::all_of(shape->begin(), shape->end(), isKnownOne);
+}
+
+std::vector<int64_t> inverse(const std::vector<int64_t>& perm) {
+  std::vector<int64_t> inverted(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inverted[perm[i]] = static_cast<int64_t>(i);
+  return inverted;
+}
+
+class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
+ public:
+  // Transpose is the same from opset 1 to 23; the broadcasting nodes are taken from the opset
+  // that gave them numpy broadcasting.
+  FuseTransposesAcrossElementwisePattern()
+      : RewritePattern("fuse-transposes-across-elementwise", {"Transpose", 1}) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& closing, PatternRewriter& rewriter) const override {
+    ir::Value* top = closing.input(0);
+    if (top == nullptr || closing.output(0) == nullptr) return failure();
+    // Up from the closing Transpose, through nodes whose result only the node below reads.
+    std::vector<Link> chain;  // bottom first
+    const ir::Node* below = &closing;
+    const ir::Node* opening = nullptr;
+    while (opening == nullptr) {
+      const ir::Node* producer = top->producer();
+      if (producer == nullptr || producer->graph() != closing.graph()) return failure();
+      if (producer->is("Transpose")) {
+        opening = producer;
+        break;
+      }
+      if (!onlyReadBy(*top, {below})) return failure();
+      std::vector<size_t> operands;
+      for (size_t i = 0; i < producer->numInputs() && operands.empty(); ++i) {
+        if (producer->input(i) != nullptr && !isSide(*producer->input(i), rewriter)) {
+          operands = chainOperands(*producer, *producer->input(i));
+        }
+      }
+      if (operands.empty()) return failure();
+      chain.push_back(Link{producer, std::move(operands), {}});
+      below = producer;
+      top = producer->input(chain.back().chain_operands.front());
+    }
+    if (chain.empty() || opening->input(0) == nullptr) return failure();
+    ir::Value& source = *opening->input(0);
+
+    // The chain keeps the rank of the source (planSides declines an operand that would raise it),
+    // so either Transpose's perm, or the source's rank, gives both.
+    std::optional<int64_t> rank = rankFromPerm(*opening);
+    if (!rank) rank = rewriter.shapes().rankOf(source);
+    if (!rank) rank = rankFromPerm(closing);
+    absl::StatusOr<std::optional<std::vector<int64_t>>> p1 = readTransposePerm(*opening, rank);
+    if (!p1.ok()) return rewriter.emitError(*opening, p1.status());
+    absl::StatusOr<std::optional<std::vector<int64_t>>> p2 = readTransposePerm(closing, rank);
+    if (!p2.ok()) return rewriter.emitError(closing, p2.status());
+    if (!*p1 || !*p2) {
+      return rewriter.notifyMatchFailure(closing, "neither Transpose has a perm and the rank is not known");
+    }
+    if ((*p1)->size() != (*p2)->size()) {
+      return rewriter.notifyMatchFailure(closing, [&] {
+        return absl::StrCat(describe(*opening), " moves ", (*p1)->size(), " axes, this one ",
+                            (*p2)->size(), ": an operand broadcasts the chain to a higher rank");
+      });
+    }
+    std::vector<int64_t> composed((*p2)->size());
+    bool identity = true;
+    for (size_t i = 0; i < composed.size(); ++i) {
+      composed[i] = (**p1)[(**p2)[i]];
+      identity = identity && composed[i] == static_cast<int64_t>(i);
+    }
+    const bool opening_goes = onlyReadBy(*opening->output(0), {chain.back().node});
+    if (!opening_goes && !identity) {
+      return rewriter.notifyMatchFailure(closing, [&] {
+        return absl::StrCat(describe(*opening), " has other readers and the two compose to [",
+                            absl::StrJoin(composed, ", "), "]: no Transpose would go");
+      });
+    }
+    const std::vector<int64_t> to_source_layout = inverse(**p1);
+    for (Link& link : chain) {
+      if (LogicalResult planned = planSides(link, to_source_layout, closing, rewriter);
+          failed(planned)) {
+        return planned;
+      }
+    }
+
+    std::vector<const ir::Node*> absorbed;
+    for (const Link& link : chain) absorbed.push_back(link.node);
+    if (opening_goes) absorbed.push_back(opening);
+    if (failed(rewriter.match(closing, absorbed))) return failure();
+    ir::Value* value = &source;
+    for (auto link = chain.rbegin(); link != chain.rend(); ++link) {
+      const ir::Node& node = *link->node;
+      std::vector<ir::Value*> inputs(node.inputs().begin(), node.inputs().end());
+      for (size_t i : link->chain_operands) inputs[i] = value;
+      for (Link::Side& side : link->sides) {
+        if (!side.transposed) continue;
+        inputs[side.index] = rewriter.createInitializer(node.input(side.index)->name() + "_transposed",
+                                                        std::move(*side.transposed));
+      }
+      ir::Node* moved = rewriter.createNode(node.opType(), inputs, {node.output(0)->name()}, "",
+                                            node.name());
+      rewriter.copyAttrs(node, *moved);
+      value = moved->output(0);
+    }
+    rewriter.setInput(closing, 0, value);
+    rewriter.setAttr(closing, ir::Attribute::makeInts("perm", composed));
+    if (identity) rewriter.replaceUsesWhereAllowed(*closing.output(0), *value);
+    return success();
+  }
+
+ private:
+  // Whether `v` can be a side operand: a constant, or a value of 1s only.
+  static bool isSide(const ir::Value& v, PatternRewriter& rewriter) {
+    return isConstant(v) || allOnes(rewriter.shapes().typeOf(v).shape());
+  }
+
+  // What each operand of `link` other than the chain's becomes in the source's layout: a value of
+  // 1s only stays, a constant is transposed by `to_source_layout` (after ones are put in front of
+  // its dims up to the chain's rank).
+  static LogicalResult planSides(Link& link, const std::vector<int64_t>& to_source_layout,
+                                 const ir::Node& closing, PatternRewriter& rewriter) {
+    const ir::Node& node = *link.node;
+    const size_t rank = to_source_layout.size();
+    auto decline = [&](size_t i, absl::string_view why) {
+      return rewriter.notifyMatchFailure(closing, [&] {
+        return absl::StrCat("operand ", i, " of ", describe(node), " ('", node.input(i)->name(),
+                            "') ", why);
+      });
+    };
+    if (const BroadcastingOp* op = broadcastingOpOf(node); op != nullptr) {
+      const int64_t opset = *rewriter.opsetVersion(node);
+      if (opset < op->since) {
+        return rewriter.notifyMatchFailure(closing, [&] {
+          return absl::StrCat(describe(node), " at opset ", opset,
+                              " does not broadcast by numpy's rules (from opset ", op->since, ")");
+        });
+      }
+    }
+    for (size_t i = 0; i < node.numInputs(); ++i) {
+      const ir::Value* operand = node.input(i);
+      if (operand == nullptr ||
+          std::find(link.chain_operands.begin(), link.chain_operands.end(), i) !=
+              link.chain_operands.end()) {
+        continue;
+      }
+      const std::optional<ir::Shape>& shape = rewriter.shapes().typeOf(*operand).shape();
+      if (!shape) return decline(i, "has no known rank");
+      if (shape->size() > rank) {
+        return decline(i, absl::StrCat("has rank ", shape->size(), ", more than the chain's ", rank));
+      }
+      if (allOnes(shape)) {
+        link.sides.push_back({i, std::nullopt});
+        continue;
+      }
+      absl::StatusOr<std::optional<ConstantView>> constant = readConstant(*operand);
+      if (!constant.ok()) return rewriter.emitError(node, constant.status());
+      if (!*constant) return decline(i, "is neither a constant nor of 1s only");
+      const ConstantView& view = **constant;
+      if (!onlyReadBy(*operand, {&node})) {
+        const std::optional<int64_t> bytes = dataBytes(view.proto(), view.numElements());
+        if (!bytes || *bytes > kSharedConstantCopyBytes) {
+          return decline(i, absl::StrCat("has other readers and more than ", kSharedConstantCopyBytes,
+                                         " bytes to copy"));
+        }
+      }
+      onnx::TensorProto padded = view.proto();
+      padded.clear_dims();
+      for (size_t d = view.dims().size(); d < rank; ++d) padded.add_dims(1);
+      for (int64_t dim : view.dims()) padded.add_dims(dim);
+      absl::StatusOr<onnx::TensorProto> transposed = transposeTensor(padded, to_source_layout);
+      if (!transposed.ok()) return rewriter.emitError(node, transposed.status());
+      link.sides.push_back({i, *std::move(transposed)});
+    }
+    return success();
+  }
+};
+
+class FuseTransposesAcrossElementwise final : public PatternPass {
+ public:
+  FuseTransposesAcrossElementwise() : PatternPass("fuse-transposes-across-elementwise") {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    patterns.add<FuseTransposesAcrossElementwisePattern>();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createFuseTransposesAcrossElementwisePass() {
+  return std::make_unique<FuseTransposesAcrossElementwise>();
+}
+
+}  // namespace onnxopt
