@@ -29,6 +29,10 @@ using ir::describe;
 
 // A side constant read by other nodes too is transposed into a copy only up to this size.
 constexpr int64_t kSharedConstantCopyBytes = 4096;
+// The walk up from a Transpose stops after this many elementwise nodes: each rewrite joins two
+// chains into one (the rebuilt chain reads the next one's result), so an unbounded walk from
+// every later Transpose would cost the length of all the chains before it.
+constexpr size_t kMaxChainNodes = 16;
 
 // A node of the chain: which of its operands carry the chain's value, and what each other
 // operand becomes once the chain runs in X's layout.
@@ -42,23 +46,40 @@ struct Link {
   std::vector<Side> sides;
 };
 
-// The operands of `node` that read `value`; empty when `node` is not an elementwise node of one
-// output that the chain can pass through with `value` as its data.
-std::vector<size_t> chainOperands(const ir::Node& node, const ir::Value& value) {
-  std::vector<size_t> operands;
-  if (node.numOutputs() != 1 || node.output(0) == nullptr) return operands;
-  const bool unary = isUnaryElementwise(node);
-  if (!unary && broadcastingOpOf(node) == nullptr) return operands;
-  for (size_t i = 0; i < node.numInputs(); ++i) {
-    if (node.input(i) == &value) operands.push_back(i);
-  }
-  // A unary node carries its input 0; its other operands (Clip's bounds) are scalars.
-  if (unary && (operands.empty() || operands.front() != 0)) operands.clear();
-  return operands;
-}
-
 bool allOnes(const std::optional<ir::Shape>& shape) {
   return shape && std::all_of(shape->begin(), shape->end(), isKnownOne);
+}
+
+// The operands of `node` that carry the chain's value: input 0 of a unary elementwise node; of a
+// broadcasting one, those reading its one operand that is neither a constant nor of 1s only.
+// Empty when `node` is neither kind, has several outputs, or no single operand is the data.
+std::vector<size_t> chainOperands(const ir::Node& node, ShapeOracle& shapes) {
+  std::vector<size_t> operands;
+  if (node.numOutputs() != 1 || node.output(0) == nullptr) return operands;
+  const ir::Value* data = nullptr;
+  if (isUnaryElementwise(node)) {
+    data = node.input(0);
+  } else if (broadcastingOpOf(node) != nullptr) {
+    std::vector<const ir::Value*> candidates;
+    for (const ir::Value* input : node.inputs()) {
+      if (input != nullptr && !isConstant(*input) &&
+          std::find(candidates.begin(), candidates.end(), input) == candidates.end()) {
+        candidates.push_back(input);
+      }
+    }
+    if (candidates.size() > 1) {
+      candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                      [&](const ir::Value* v) {
+                                        return allOnes(shapes.typeOf(*v).shape());
+                                      }),
+                       candidates.end());
+    }
+    if (candidates.size() == 1) data = candidates.front();
+  }
+  for (size_t i = 0; data != nullptr && i < node.numInputs(); ++i) {
+    if (node.input(i) == data) operands.push_back(i);
+  }
+  return operands;
 }
 
 std::vector<int64_t> inverse(const std::vector<int64_t>& perm) {
@@ -88,13 +109,8 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
         opening = producer;
         break;
       }
-      if (!onlyReadBy(*top, {below})) return failure();
-      std::vector<size_t> operands;
-      for (size_t i = 0; i < producer->numInputs() && operands.empty(); ++i) {
-        if (producer->input(i) != nullptr && !isSide(*producer->input(i), rewriter)) {
-          operands = chainOperands(*producer, *producer->input(i));
-        }
-      }
+      if (chain.size() == kMaxChainNodes || !onlyReadBy(*top, {below})) return failure();
+      std::vector<size_t> operands = chainOperands(*producer, rewriter.shapes());
       if (operands.empty()) return failure();
       chain.push_back(Link{producer, std::move(operands), {}});
       below = producer;
@@ -168,11 +184,6 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
   }
 
  private:
-  // Whether `v` can be a side operand: a constant, or a value of 1s only.
-  static bool isSide(const ir::Value& v, PatternRewriter& rewriter) {
-    return isConstant(v) || allOnes(rewriter.shapes().typeOf(v).shape());
-  }
-
   // What each operand of `link` other than the chain's becomes in the source's layout: a value of
   // 1s only stays, a constant is transposed by `to_source_layout` (after ones are put in front of
   // its dims up to the chain's rank).

@@ -6,6 +6,8 @@
 #include <initializer_list>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "onnxopt/rewrite/rewriter.h"
@@ -86,14 +88,14 @@ bool onlyMovesElements(const ir::Node& node) {
 }
 
 bool isUnaryElementwise(const ir::Node& node) {
-  return isOneOf(node, {"Relu",     "LeakyRelu", "Sigmoid",     "Tanh",      "Neg",   "Abs",
-                        "Exp",      "Log",       "Sqrt",        "Reciprocal", "Erf",  "Elu",
-                        "Selu",     "Softplus",  "Softsign",    "HardSigmoid", "HardSwish",
-                        "Floor",    "Ceil",      "Round",       "Sign",      "Sin",   "Cos",
-                        "Tan",      "Asin",      "Acos",        "Atan",      "Sinh",  "Cosh",
-                        "Asinh",    "Acosh",     "Atanh",       "ThresholdedRelu",    "Celu",
-                        "Gelu",     "Mish",      "BitwiseNot",  "Shrink",    "Cast",  "IsNaN",
-                        "IsInf",    "Not",       "Identity",    "Clip"});
+  static const auto* const kOps = new absl::flat_hash_set<absl::string_view>{
+      "Relu",  "LeakyRelu", "Sigmoid", "Tanh",  "Neg",   "Abs",   "Exp",         "Log",
+      "Sqrt",  "Reciprocal", "Erf",    "Elu",   "Selu",  "Softplus", "Softsign", "HardSigmoid",
+      "HardSwish", "Floor", "Ceil",    "Round", "Sign",  "Sin",   "Cos",         "Tan",
+      "Asin",  "Acos",      "Atan",    "Sinh",  "Cosh",  "Asinh", "Acosh",       "Atanh",
+      "ThresholdedRelu", "Celu", "Gelu", "Mish", "BitwiseNot", "Shrink", "Cast",   "IsNaN",
+      "IsInf", "Not",       "Identity", "Clip"};
+  return node.op().domain().empty() && kOps->contains(node.opType());
 }
 
 absl::Span<const BroadcastingOp> broadcastingOps() {
@@ -110,11 +112,14 @@ absl::Span<const BroadcastingOp> broadcastingOps() {
 }
 
 const BroadcastingOp* broadcastingOpOf(const ir::Node& node) {
+  static const auto* const kByType = [] {
+    auto* by_type = new absl::flat_hash_map<absl::string_view, const BroadcastingOp*>();
+    for (const BroadcastingOp& op : broadcastingOps()) by_type->emplace(op.op_type, &op);
+    return by_type;
+  }();
   if (!node.op().domain().empty()) return nullptr;
-  for (const BroadcastingOp& op : broadcastingOps()) {
-    if (node.opType() == op.op_type) return &op;
-  }
-  return nullptr;
+  const auto it = kByType->find(node.opType());
+  return it != kByType->end() ? it->second : nullptr;
 }
 
 std::optional<std::vector<int64_t>> knownSizes(const ir::Shape& shape) {
