@@ -31,8 +31,9 @@ using ir::describe;
 constexpr int64_t kSharedConstantCopyBytes = 4096;
 // The walk up from a Transpose stops after this many elementwise nodes: each rewrite joins two
 // chains into one (the rebuilt chain reads the next one's result), so an unbounded walk from
-// every later Transpose would cost the length of all the chains before it.
-constexpr size_t kMaxChainNodes = 16;
+// every later Transpose would cost the length of all the chains before it. Converters wrap one
+// to three nodes so.
+constexpr size_t kMaxChainNodes = 8;
 
 // A node of the chain: which of its operands carry the chain's value, and what each other
 // operand becomes once the chain runs in X's layout.
@@ -93,7 +94,10 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
   // Transpose is the same from opset 1 to 23; the broadcasting nodes are taken from the opset
   // that gave them numpy broadcasting.
   FuseTransposesAcrossElementwisePattern()
-      : RewritePattern("fuse-transposes-across-elementwise", {"Transpose", 1}) {}
+      : RewritePattern("fuse-transposes-across-elementwise", {"Transpose", 1}) {
+    // The chain, the opening Transpose above it, and the producer of its input (the rank).
+    setMatchDepth(kMaxChainNodes + 2);
+  }
 
   LogicalResult matchAndRewrite(const ir::Node& closing, PatternRewriter& rewriter) const override {
     ir::Value* top = closing.input(0);
@@ -245,6 +249,69 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
   }
 };
 
+// A broadcasting node whose operands are all Transposes of one perm, of equal rank, computes the
+// same elements before them: Add(Transpose(a, p), Transpose(b, p)) is Transpose(Add(a, b), p),
+// one Transpose for several (the two branches of a residual Add in NHWC).
+class MergeOperandTransposes final : public RewritePattern {
+ public:
+  explicit MergeOperandTransposes(const BroadcastingOp& op)
+      : RewritePattern("merge-operand-transposes", {std::string(op.op_type), op.since}) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
+    if (node.numOutputs() != 1 || node.output(0) == nullptr || node.numInputs() < 2) {
+      return failure();
+    }
+    std::vector<const ir::Node*> transposes;
+    for (const ir::Value* input : node.inputs()) {
+      const ir::Node* transpose = producerOf(input, "Transpose");
+      if (transpose == nullptr || transpose->graph() != node.graph() ||
+          transpose->input(0) == nullptr) {
+        return failure();
+      }
+      if (std::find(transposes.begin(), transposes.end(), transpose) == transposes.end()) {
+        transposes.push_back(transpose);
+      }
+    }
+    if (transposes.size() < 2) return failure();
+    std::optional<std::vector<int64_t>> perm;
+    for (const ir::Node* transpose : transposes) {
+      std::optional<int64_t> rank = rankFromPerm(*transpose);
+      if (!rank) rank = rewriter.shapes().rankOf(*transpose->input(0));
+      absl::StatusOr<std::optional<std::vector<int64_t>>> its_perm =
+          readTransposePerm(*transpose, rank);
+      if (!its_perm.ok()) return rewriter.emitError(*transpose, its_perm.status());
+      if (!*its_perm) {
+        return rewriter.notifyMatchFailure(node, [&] {
+          return absl::StrCat(describe(*transpose), " has no perm and its input's rank is not known");
+        });
+      }
+      if (perm && *perm != **its_perm) {
+        return rewriter.notifyMatchFailure(node, [&] {
+          return absl::StrCat("its operands are Transposes of perms [", absl::StrJoin(*perm, ", "),
+                              "] and [", absl::StrJoin(**its_perm, ", "), "]");
+        });
+      }
+      perm = **its_perm;
+      if (!onlyReadBy(*transpose->output(0), {&node})) {
+        return rewriter.notifyMatchFailure(node, [&] {
+          return absl::StrCat(describe(*transpose), " has other readers, which keep it");
+        });
+      }
+    }
+
+    if (failed(rewriter.match(node, transposes))) return failure();
+    std::vector<ir::Value*> sources;
+    for (const ir::Value* input : node.inputs()) sources.push_back(input->producer()->input(0));
+    ir::Node* merged = rewriter.createNode(node.opType(), sources, {node.output(0)->name()}, "",
+                                           node.name());
+    rewriter.copyAttrs(node, *merged);
+    ir::Node* transpose = rewriter.replaceRootWithNewNode("Transpose", {merged->output(0)}, "",
+                                                          transposes.front()->name());
+    rewriter.setAttr(*transpose, ir::Attribute::makeInts("perm", *perm));
+    return success();
+  }
+};
+
 class FuseTransposesAcrossElementwise final : public PatternPass {
  public:
   FuseTransposesAcrossElementwise() : PatternPass("fuse-transposes-across-elementwise") {}
@@ -252,6 +319,7 @@ class FuseTransposesAcrossElementwise final : public PatternPass {
  private:
   void populatePatterns(RewritePatternSet& patterns) const override {
     patterns.add<FuseTransposesAcrossElementwisePattern>();
+    for (const BroadcastingOp& op : broadcastingOps()) patterns.add<MergeOperandTransposes>(op);
   }
 };
 

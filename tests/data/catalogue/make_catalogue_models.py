@@ -311,8 +311,9 @@ def clip_clip_models():
 def transpose_elementwise_models():
     """fuse-transposes-across-elementwise: an NHWC bias and activation between the two layout
     Transposes, perms that compose to another perm, Clip bounds, Casts and comparisons, an int32
-    chain with a constant to transpose, the opening Transpose read elsewhere; near misses: a
-    chain value read elsewhere, an operand that is neither constant nor of 1s."""
+    chain with a constant to transpose, the opening Transpose read elsewhere, the two NHWC
+    branches of a residual Add merged; near misses: a chain value read elsewhere, an operand
+    that is neither constant nor of 1s."""
     value = h.make_tensor_value_info
 
     def const(name, array):
@@ -345,6 +346,16 @@ def transpose_elementwise_models():
                [value("y", T.FLOAT, [3, 4]), value("z", T.FLOAT, [4, 3]), value("y2", T.FLOAT, [3, 4]),
                 value("z2", T.FLOAT, [4, 3]), value("y3", T.FLOAT, [3, 4])], 11,
                [const("c", np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))])
+    save_newer("transpose_elementwise_residual_op13",
+               [h.make_node("Transpose", ["a"], ["ta"], perm=[0, 2, 3, 1]),
+                h.make_node("Transpose", ["b"], ["tb"], perm=[0, 2, 3, 1]), h.make_node("Add", ["ta", "tb"], ["s"]),
+                h.make_node("Relu", ["s"], ["r"]), h.make_node("Mul", ["r", "scale"], ["m"]),
+                h.make_node("Transpose", ["m"], ["y"], perm=[0, 3, 1, 2]),
+                h.make_node("Transpose", ["a"], ["ua"], perm=[0, 2, 3, 1]),
+                h.make_node("Transpose", ["b"], ["ub"], perm=[0, 2, 3, 1]), h.make_node("Max", ["ua", "ub"], ["z"])],
+               [value("a", T.FLOAT, [2, 3, 4, 5]), value("b", T.FLOAT, [2, 3, 4, 5])],
+               [value("y", T.FLOAT, [2, 3, 4, 5]), value("z", T.FLOAT, [2, 4, 5, 3])], 13,
+               [const("scale", np.array([2.0, -1.0, 0.5], dtype=np.float32))])
     save_newer("transpose_elementwise_int32_op14",
                [h.make_node("Transpose", ["x"], ["a"], perm=[2, 0, 1]), h.make_node("Abs", ["a"], ["b"]),
                 h.make_node("Mul", ["b", "k"], ["m"]), h.make_node("Neg", ["m"], ["n"]),
