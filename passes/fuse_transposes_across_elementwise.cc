@@ -133,7 +133,8 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
     absl::StatusOr<std::optional<std::vector<int64_t>>> p2 = readTransposePerm(closing, rank);
     if (!p2.ok()) return rewriter.emitError(closing, p2.status());
     if (!*p1 || !*p2) {
-      return rewriter.notifyMatchFailure(closing, "neither Transpose has a perm and the rank is not known");
+      return rewriter.notifyMatchFailure(closing,
+                                         "neither Transpose has a perm and the rank is not known");
     }
     if ((*p1)->size() != (*p2)->size()) {
       return rewriter.notifyMatchFailure(closing, [&] {
@@ -173,8 +174,8 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
       for (size_t i : link->chain_operands) inputs[i] = value;
       for (Link::Side& side : link->sides) {
         if (!side.transposed) continue;
-        inputs[side.index] = rewriter.createInitializer(node.input(side.index)->name() + "_transposed",
-                                                        std::move(*side.transposed));
+        const std::string hint = node.input(side.index)->name() + "_transposed";
+        inputs[side.index] = rewriter.createInitializer(hint, std::move(*side.transposed));
       }
       ir::Node* moved = rewriter.createNode(node.opType(), inputs, {node.output(0)->name()}, "",
                                             node.name());
@@ -220,7 +221,8 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
       const std::optional<ir::Shape>& shape = rewriter.shapes().typeOf(*operand).shape();
       if (!shape) return decline(i, "has no known rank");
       if (shape->size() > rank) {
-        return decline(i, absl::StrCat("has rank ", shape->size(), ", more than the chain's ", rank));
+        return decline(i,
+                       absl::StrCat("has rank ", shape->size(), ", more than the chain's ", rank));
       }
       if (allOnes(shape)) {
         link.sides.push_back({i, std::nullopt});
@@ -233,8 +235,8 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
       if (!onlyReadBy(*operand, {&node})) {
         const std::optional<int64_t> bytes = dataBytes(view.proto(), view.numElements());
         if (!bytes || *bytes > kSharedConstantCopyBytes) {
-          return decline(i, absl::StrCat("has other readers and more than ", kSharedConstantCopyBytes,
-                                         " bytes to copy"));
+          return decline(i, absl::StrCat("has other readers and more than ",
+                                         kSharedConstantCopyBytes, " bytes to copy"));
         }
       }
       onnx::TensorProto padded = view.proto();
@@ -282,7 +284,8 @@ class MergeOperandTransposes final : public RewritePattern {
       if (!its_perm.ok()) return rewriter.emitError(*transpose, its_perm.status());
       if (!*its_perm) {
         return rewriter.notifyMatchFailure(node, [&] {
-          return absl::StrCat(describe(*transpose), " has no perm and its input's rank is not known");
+          return absl::StrCat(describe(*transpose),
+                              " has no perm and its input's rank is not known");
         });
       }
       if (perm && *perm != **its_perm) {
