@@ -259,11 +259,12 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
       const Root* root = rootFor(*node);
       if (root == nullptr) continue;
       if (context_.skipMalformedNodes()) {
-        if (absl::Status malformed = checkNodeNeighbourhood(*node); !malformed.ok()) {
+        if (absl::Status malformed = checkNodeNeighbourhood(*node, match_depth_);
+            !malformed.ok()) {
           if (context_.debugEnabled()) {
             context_.debug(absl::StrCat("offers ", describe(*node),
-                                        " to no pattern: it or a node next to it fails the "
-                                        "check: ",
+                                        " to no pattern: it or a node its patterns read fails "
+                                        "the check: ",
                                         malformed.message()));
           }
           continue;

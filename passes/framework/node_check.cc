@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -206,11 +207,22 @@ absl::Status checkNode(const ir::Node& node) {
   return checkAxis(node);
 }
 
-absl::Status checkNodeNeighbourhood(const ir::Node& node) {
+absl::Status checkNodeNeighbourhood(const ir::Node& node, int producer_hops) {
   if (absl::Status status = checkNode(node); !status.ok()) return status;
-  for (const ir::Value* input : node.inputs()) {
-    if (input == nullptr || input->producer() == nullptr) continue;
-    if (absl::Status status = checkNode(*input->producer()); !status.ok()) return status;
+  std::vector<const ir::Node*> level = {&node};
+  absl::flat_hash_set<const ir::Node*> seen = {&node};
+  for (int hop = 0; hop < producer_hops && !level.empty(); ++hop) {
+    std::vector<const ir::Node*> next;
+    for (const ir::Node* reached : level) {
+      for (const ir::Value* input : reached->inputs()) {
+        if (input == nullptr || input->producer() == nullptr) continue;
+        const ir::Node* producer = input->producer();
+        if (!seen.insert(producer).second) continue;
+        if (absl::Status status = checkNode(*producer); !status.ok()) return status;
+        next.push_back(producer);
+      }
+    }
+    level = std::move(next);
   }
   for (const ir::Value* output : node.outputs()) {
     if (output == nullptr) continue;

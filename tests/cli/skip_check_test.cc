@@ -344,16 +344,17 @@ TEST_F(SkipCheckTest, NoCheckOptimizesAroundNodesThatFailTheCheck) {
   ToolRun r = runTool({model, "--no-check", "--debug", "-o", out_dir_ + "/out.onnx"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_TRUE(contains(r.err, "offers node with output 'gt' (Transpose) to no pattern: it or a "
-                              "node next to it fails the check: node with output 'gm' (Gemm): "
-                              "attribute 'transB' is FLOAT"))
+                              "node its patterns read fails the check: node with output 'gm' "
+                              "(Gemm): attribute 'transB' is FLOAT"))
       << r.err;
   EXPECT_TRUE(contains(r.err, "offers node with output 'o' (Transpose) to no pattern"))
       << r.err;
 }
 
-TEST_F(SkipCheckTest, NoCheckAbsorbsNoNodeThatFailsTheCheck) {
+TEST_F(SkipCheckTest, NoCheckOffersNoDeepPatternARootThatReadsANodeThatFailsTheCheck) {
   // fuse-layer-norm matches the chain from its root, the last Add, and would absorb the Pow
-  // with an attribute Pow does not define, which is no neighbour of the root.
+  // with an attribute Pow does not define, which is no neighbour of the root: the driver checks
+  // as far up as the pass's patterns read (RewritePattern::matchDepth).
   const std::string model = writeModel("layer_norm", R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[2,3,4] X) => (float[2,3,4] Y)
@@ -377,10 +378,27 @@ g (float[2,3,4] X) => (float[2,3,4] Y)
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_TRUE(contains(r.out, "p = Pow<foo = 1>(d, two)")) << r.out;
   EXPECT_FALSE(contains(r.out, "LayerNormalization")) << r.out;
-  EXPECT_TRUE(contains(r.err, "node with output 'Y' (Add): no match: absorbs node with output "
-                              "'v' (ReduceMean), near a node that fails the check: node with "
-                              "output 'p' (Pow): attribute 'foo'"))
+  EXPECT_TRUE(contains(r.err, "offers node with output 'Y' (Add) to no pattern: it or a node its "
+                              "patterns read fails the check: node with output 'p' (Pow): "
+                              "attribute 'foo'"))
       << r.err;
+
+  // fuse-transposes-across-elementwise reads the perm of a Transpose three nodes up, which it
+  // fails on when that perm is no permutation.
+  const std::string transposes = writeModel("transposes", R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,2] X) => (float[2,2] Y)
+{
+  a = Transpose<perm = [0, 0]>(X)
+  r = Relu(a)
+  n = Neg(r)
+  Y = Transpose<perm = [1, 0]>(n)
+}
+)");
+  r = runTool({transposes, "-O1", "--no-check", "--emit=text", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(contains(r.out, "a = Transpose<perm = [0, 0]>(X)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Y = Transpose<perm = [1, 0]>(n)")) << r.out;
 }
 
 TEST(CheckApiTest, OptimizeRefusesAMalformedModelUnlessCheckIsOff) {

@@ -18,10 +18,11 @@ namespace onnxopt {
 // domain onnx-opt has no schema for). InvalidArgument naming the node and what is wrong.
 ONNXOPT_API absl::Status checkNode(const ir::Node& node);
 
-// checkNode for the node, the producers of its operands and the readers of its outputs (the
-// nodes a pattern rooted at it reads): the first error found. With --no-check the rewrite
+// checkNode for the node, the producers of its operands up to `producer_hops` levels (a pattern
+// whose RewritePattern::matchDepth() is n reads n levels up), and the readers of its outputs:
+// the nodes a pattern rooted at it reads. The first error found. With --no-check the rewrite
 // drivers offer no node that fails it to a pattern.
-ONNXOPT_API absl::Status checkNodeNeighbourhood(const ir::Node& node);
+ONNXOPT_API absl::Status checkNodeNeighbourhood(const ir::Node& node, int producer_hops = 1);
 
 // checkNode for every node of every graph of the model; the first error found.
 ONNXOPT_API absl::Status checkModelNodes(const ir::Model& model);
