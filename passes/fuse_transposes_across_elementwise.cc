@@ -123,19 +123,20 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
     if (chain.empty() || opening->input(0) == nullptr) return failure();
     ir::Value& source = *opening->input(0);
 
-    // The chain keeps the rank of the source (planSides declines an operand that would raise it),
-    // so either Transpose's perm, or the source's rank, gives both.
+    // The chain keeps the rank of the source: planSides declines an operand that would raise
+    // it. That rank is the opening Transpose's, from its perm or its input; the closing one's perm
+    // does not give it, since an operand may have raised the rank in between.
     std::optional<int64_t> rank = rankFromPerm(*opening);
     if (!rank) rank = rewriter.shapes().rankOf(source);
-    if (!rank) rank = rankFromPerm(closing);
+    if (!rank) {
+      return rewriter.notifyMatchFailure(closing, [&] {
+        return absl::StrCat(describe(*opening), " has no perm and its input's rank is not known");
+      });
+    }
     absl::StatusOr<std::optional<std::vector<int64_t>>> p1 = readTransposePerm(*opening, rank);
     if (!p1.ok()) return rewriter.emitError(*opening, p1.status());
     absl::StatusOr<std::optional<std::vector<int64_t>>> p2 = readTransposePerm(closing, rank);
     if (!p2.ok()) return rewriter.emitError(closing, p2.status());
-    if (!*p1 || !*p2) {
-      return rewriter.notifyMatchFailure(closing,
-                                         "neither Transpose has a perm and the rank is not known");
-    }
     if ((*p1)->size() != (*p2)->size()) {
       return rewriter.notifyMatchFailure(closing, [&] {
         return absl::StrCat(describe(*opening), " moves ", (*p1)->size(), " axes, this one ",
