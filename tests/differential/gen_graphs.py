@@ -31,6 +31,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, checker, helper, numpy_helper, shape_inference
 
+# The float types by width (transpose_across casts a value back to the one it was rounded in).
+FLOAT_WIDTH = {TensorProto.FLOAT16: 1, TensorProto.FLOAT: 2, TensorProto.DOUBLE: 3}
 FLOAT_TYPES = {
     'float': (TensorProto.FLOAT, np.float32),
     'double': (TensorProto.DOUBLE, np.float64),
@@ -988,13 +990,27 @@ class Graph:
         return cur
 
     def motif_transpose(self, cur):
-        """Transposes: the identity perm, two that compose (to the identity or not), 2-D and
-        3-D, the inner one read elsewhere now and then."""
-        m, k = self.shape[cur]
+        """Two of: the identity perm; two Transposes that compose (to the identity or not, 2-D
+        and 3-D, the inner one read elsewhere now and then); and, more often, a Transpose, a chain
+        of elementwise nodes and a Transpose, 2-D and 3-D (transpose_across), or Transposes of
+        one perm feeding a broadcasting node (transpose_merge)."""
         self.motifs.append('transpose')
-        if self.chance(0.3):
+        for form in self.forms(['identity', 'pair', 'pair-3d'] + ['across-2d'] * 2 + ['across-3d'] * 3
+                               + ['merge'] * 3, 2):
+            cur = self.then(cur, self.transpose_form(cur, form))
+        return cur
+
+    def transpose_form(self, cur, form):
+        m, k = self.shape[cur]
+        if form == 'across-2d':
+            return self.transpose_across(cur, 2)
+        if form == 'across-3d':
+            return self.transpose_across(cur, 3)
+        if form == 'merge':
+            return self.transpose_merge(cur)
+        if form == 'identity':
             return self.op('Transpose', [cur], [m, k], self.elem_of[cur], perm=[0, 1])
-        if self.chance(0.4):
+        if form == 'pair':
             inner = self.transpose2d(cur)
             return self.op('Transpose', [inner], [m, k], self.elem_of[cur], **({'perm': [1, 0]} if self.chance(0.7) else {}))
         x = self.unsqueeze(cur, [self.rng.randint(0, 2)]) if self.chance(0.5) else self.tensor([2, m, k])
@@ -1005,6 +1021,355 @@ class Graph:
             self.maybe_share(y, 0.1)
         self.mark_output(y)
         return cur
+
+    def transpose(self, x, perm):
+        """Transpose of x by perm; a reversing perm left out now and then (it is the default)."""
+        attrs = {} if perm == list(range(len(perm)))[::-1] and self.chance(0.3) else {'perm': perm}
+        return self.op('Transpose', [x], [self.shape[x][p] for p in perm], self.elem_of[x], **attrs)
+
+    def transpose_across(self, cur, rank):
+        """Transpose(X, p1) -> 1 to 3 elementwise nodes -> Transpose(p2): what
+        fuse-transposes-across-elementwise rewrites into the chain computed on X, read through
+        one Transpose of the composition (none when p2 undoes p1, as it does most of the time; a
+        2-D p2 that does not is the identity, which eliminate-nop-transpose removes first). The nodes:
+        unary ones of the value's type (through Casts to other types and back, comparisons to
+        bool and back by Not, Cast or Where), binary ones whose other operand is a scalar, of
+        1s only (a graph input too), or a constant that broadcasts (transposed by the pass), on
+        the left at times, or the chain's value itself (Mul(v, v)). Near misses, a third of the
+        time: a chain value read elsewhere or made an output, an operand of the chain's shape
+        that is no constant (a graph input, or one transposed by p1 too), one of a higher rank,
+        a node that is not elementwise (Softmax, ReduceMean, Reshape) in the chain; and, rarely,
+        the first Transpose read elsewhere (a near miss unless p2 undoes p1)."""
+        m, k = self.shape[cur]
+        if rank == 2:
+            x = cur if self.chance(0.6) else self.graph_input([m, k])
+        elif self.chance(0.35):
+            x = self.unsqueeze(cur, [self.rng.randint(0, 2)])
+        else:
+            x = self.graph_input(self.pick([[2, m, k], [m, 3, k], [m, k, 2]]))
+        perm1 = [1, 0]
+        if rank == 3:
+            perm1 = self.rng.sample(range(3), 3)
+            if perm1 == [0, 1, 2]:  # which eliminate-nop-transpose removes first: now and then
+                perm1 = self.rng.sample(range(3), 3)
+        t = self.transpose(x, perm1)
+        self.maybe_share(t, 0.04)
+        # What the chain's value is: the range of its elements (for Sqrt, Log, a division by it,
+        # Exp), whether they are bounded (of a graph input, through Tanh, Sigmoid, ...), and the
+        # narrowest float type it was rounded in where the rewritten graph may round it otherwise
+        # (None: exact, the same bits in both). That is the graph's type for a computed X (an
+        # earlier rewrite may change its last bits) and for float16 (which ONNX Runtime computes
+        # in float, rounding or not between nodes), and the type of a node whose kernel may round
+        # by the element's place (ORT's Softplus, Elu and Log differ by an ulp between their SIMD
+        # lanes and their tail; the rewrite moves the elements). A Floor, a Sign or a comparison
+        # of an inexact value, or a Cast of it to an integer, would tell apart legitimately
+        # different values; an output of a float type wider than its rounding would be compared
+        # at that type's tolerance.
+        exact = x in self.input_names() and self.elem_name != 'float16' or self.elem_name in INT_TYPES
+        state = {'sign': 'any', 'bounded': x in self.input_names(), 'rounded': None if exact else self.elem}
+        near = self.pick(['shared', 'output', 'input-side', 'transposed-side', 'rank', 'between']) \
+            if self.chance(0.3) else None
+        steps = self.rng.randint(1, 3)
+        at = self.rng.randrange(steps)
+        v = t
+        for i in range(steps):
+            here = near if i == at else None
+            if here == 'between':
+                v = self.not_elementwise(v)
+                self.rounds_in(self.elem_of[v], state)
+            else:
+                v = self.elementwise(v, state, here, (x, perm1))
+            if here in ('shared', 'output') or self.chance(0.04):
+                if self.too_wide(self.elem_of[v], state):  # an output read through a Cast
+                    self.mark_output(self.op('Cast', [v], self.shape[v], state['rounded'], to=state['rounded']))
+                elif here == 'shared' or (here is None and self.chance(0.5)):
+                    self.mark_output(self.op(self.unary(self.elem_of[v]), [v], self.shape[v], self.elem_of[v]))
+                else:
+                    self.mark_output(v)
+        # Back to the graph's type, or to the one the value was rounded in if narrower.
+        back = state['rounded'] if self.too_wide(self.elem, state) else self.elem
+        if self.too_wide(self.elem_of[v], state) or (self.elem_of[v] != back and self.chance(0.6)):
+            v = self.op('Cast', [v], self.shape[v], back, to=back)
+        inverse = [perm1.index(i) for i in range(rank)]  # p2: output axis i is axis i of X
+        if len(self.shape[v]) > rank:  # grown by an operand of a higher rank
+            perm2 = [0] + [p + 1 for p in inverse] if self.chance(0.5) else self.rng.sample(range(rank + 1), rank + 1)
+        elif self.chance(0.6 if rank == 3 else 0.75):
+            perm2 = inverse
+        else:
+            perm2 = self.rng.sample(range(rank), rank)
+        y = self.transpose(v, perm2)
+        if self.shape[y] == [m, k] and self.elem_of[y] == self.elem and self.chance(0.8):
+            self.maybe_share(y, 0.1)
+            return y
+        self.mark_output(y)
+        return cur
+
+    def transpose_merge(self, cur):
+        """Transposes of one perm feeding a broadcasting node, whose result merge-operand-transposes
+        reads through one Transpose after the node; now and then a Neg and the Transpose back
+        follow (a residual block in NHWC, which then loses every Transpose). 2-D and 3-D, two
+        operands or Where's three; the results are exact (no rounding a rewrite could move).
+        Near misses, a third of the time: two perms that differ (over sources of equal dims), a
+        Transpose read elsewhere, an operand that is no Transpose."""
+        m, k = self.shape[cur]
+        rank = self.pick([2, 3])
+        near = self.pick(['perms', 'shared', 'plain']) if self.chance(0.3) else None
+        if rank == 2 and near == 'perms':  # a 2-D Transpose has one perm that moves axes
+            near = 'plain'
+        if rank == 2:
+            shape, perm = [m, k], [1, 0]
+        elif near == 'perms':
+            shape, perm = [2, 2, 2], self.rng.sample(range(3), 3)
+        else:
+            shape, perm = self.pick([[2, m, k], [m, 3, k]]), self.rng.sample(range(3), 3)
+        out = [shape[p] for p in perm]
+        ops = ['Add', 'Sub', 'Mul']
+        if self.opset >= 12 or self.elem_name not in INT_TYPES:
+            ops += ['Max', 'Min']
+        if self.opset >= 9:
+            ops.append('Where')
+        if self.opset < 8:
+            ops = ['Add', 'Sub', 'Mul']
+        op = self.pick(ops)
+        sources = [cur if rank == 2 and self.chance(0.5) else self.graph_input(shape)]
+        sources += [self.graph_input(shape) for _ in range(2 if op == 'Where' else 1)]
+        if op == 'Where':
+            sources[0] = self.graph_input(shape, TensorProto.BOOL)
+        operands = [self.transpose(x, perm) for x in sources]
+        if near == 'perms':
+            other = self.rng.sample(range(3), 3)
+            operands[-1] = self.transpose(sources[-1], other if other != perm else perm[::-1])
+        elif near == 'shared':
+            self.mark_output(self.op('Neg', [operands[-1]], out, self.elem_of[operands[-1]]))
+        elif near == 'plain':
+            operands[-1] = self.graph_input(out)
+        y = self.op(op, operands, out, self.elem)
+        if self.chance(0.5):
+            self.maybe_share(y, 0.05)
+            y = self.transpose(self.op('Neg', [y], out, self.elem), [perm.index(i) for i in range(rank)])
+        if self.shape[y] == [m, k]:
+            return y
+        self.mark_output(y)
+        return cur
+
+    @staticmethod
+    def too_wide(elem, state):
+        """Whether a value of `elem` of a chain (transpose_across) is of a float type wider than
+        the one it was rounded in (state['rounded']): compared at elem's tolerance, it would
+        fail on a legitimate difference."""
+        rounded = state['rounded']
+        return rounded is not None and elem in FLOAT_WIDTH and FLOAT_WIDTH[elem] > FLOAT_WIDTH[rounded]
+
+    @staticmethod
+    def rounds_in(elem, state):
+        """Notes that a chain value of `elem` may be rounded otherwise once rewritten."""
+        rounded = state['rounded']
+        if elem in FLOAT_WIDTH and (rounded is None or FLOAT_WIDTH[elem] < FLOAT_WIDTH[rounded]):
+            state['rounded'] = elem
+
+    def side(self, shape, elem, kind):
+        """An operand of `elem` for an elementwise node over the chain's value of `shape`: a
+        scalar, of 1s only (now and then a graph input), a constant that broadcasts into shape
+        (its dims 1 or the chain's, its rank shorter at times), or one of `shape` itself."""
+        if kind == 'scalar':
+            return self.constant([], self.side_data([], elem), elem)
+        if kind == 'ones':
+            dims = [1] * self.rng.randint(1, len(shape))
+            if self.chance(0.3):
+                return self.graph_input(dims, elem)
+            return self.constant(dims, self.side_data(dims, elem), elem)
+        if kind == 'full' and all(isinstance(d, int) for d in shape):
+            dims = list(shape)
+        else:
+            dims = [d if isinstance(d, int) and self.chance(0.6) else 1 for d in shape]
+            dims = dims[self.rng.randint(0, len(dims) - 1):]
+        return self.constant(dims, self.side_data(dims, elem), elem, where='initializer' if self.chance(0.7) else 'any')
+
+    def side_data(self, dims, elem):
+        if elem == TensorProto.BOOL:
+            return np.array([self.chance(0.5) for _ in range(int(np.prod(dims)))], dtype=np.bool_).reshape(dims)
+        return self.random_data(dims, elem)
+
+    def elementwise(self, v, state, near, source):
+        """One elementwise node of a chain over v (transpose_across), valid for v's type at the
+        graph's opset (and with a kernel in ONNX Runtime); `near` puts a near miss in its other
+        operand: of v's shape but no constant ('input-side': a graph input, 'transposed-side':
+        one transposed as the chain's source is), or of a higher rank ('rank')."""
+        shape, elem = self.shape[v], self.elem_of[v]
+        o = self.opset
+        floats = (TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16)
+        ints = (TensorProto.INT32, TensorProto.INT64)
+        side_kind = lambda: self.pick(['scalar', 'ones', 'ones', 'broadcast', 'broadcast', 'full'])
+
+        def other(e=elem):
+            if near == 'input-side':
+                return self.graph_input(shape, e)
+            if near == 'transposed-side':
+                x, perm = source
+                return self.transpose(self.graph_input(self.shape[x], e), perm)
+            if near == 'rank':
+                dims = self.pick([[1] * (len(shape) + 1), [2] + [1] * len(shape)])
+                return self.constant(dims, self.side_data(dims, e), e)
+            return self.side(shape, e, side_kind())
+
+        def binary(op, a, b, out_elem=None, **attrs):
+            out = broadcast(self.shape[a], self.shape[b])
+            return self.op(op, [a, b], out, out_elem or elem, **attrs)
+
+        binary_near = near in ('input-side', 'transposed-side', 'rank')
+        if elem == TensorProto.BOOL:
+            if self.elem == TensorProto.FLOAT16:
+                self.rounds_in(self.elem, state)  # what the bool becomes (Cast, Where) is float16
+            choice = self.pick(['Not', 'AndOr', 'Cast'] + (['Where'] * 2 if o >= 9 else []))
+            if binary_near and choice in ('Not', 'Cast'):
+                choice = 'AndOr'
+            if choice == 'Not':
+                return self.op('Not', [v], shape, elem)
+            if choice == 'AndOr':
+                c = other()
+                if self.chance(0.7):
+                    return binary(self.pick(['And', 'Or']), v, c)
+                return binary(self.pick(['And', 'Or']), c, v)
+            if choice == 'Cast':
+                state.update(sign='nonneg', bounded=True)
+                return self.op('Cast', [v], shape, self.elem, to=self.elem)
+            # Where(v, a, b): the chain goes through the condition.
+            a, b = other(self.elem), self.side(shape, self.elem, side_kind())
+            state.update(sign='any', bounded=True)
+            out = broadcast(broadcast(shape, self.shape[a]), self.shape[b])
+            return self.op('Where', [v, a, b] if self.chance(0.5) else [v, b, a], out, self.elem)
+
+        is_float = elem in floats
+        unary = ['Abs', 'Neg']
+        if is_float:
+            unary += ['Relu', 'Sigmoid', 'Tanh'] + (['Exp'] if state['bounded'] else []) + \
+                (['Sqrt'] if state['sign'] != 'any' else []) + \
+                (['Log'] if state['sign'] == 'pos' and state['bounded'] else [])
+            if elem in (TensorProto.FLOAT, TensorProto.FLOAT16):
+                unary += ['LeakyRelu']
+            if elem == TensorProto.FLOAT:
+                unary += ['Elu', 'Softplus', 'HardSigmoid', 'Clip'] + (['Erf'] if o >= 9 else [])
+            if elem == TensorProto.DOUBLE and o >= 12:
+                unary += ['Clip']
+            if o >= 9 and elem != TensorProto.FLOAT16:
+                unary += ['IsNaN']
+            if state['rounded'] is None:
+                unary += ['Floor', 'Ceil'] + (['Sign'] if o >= 9 else []) + (['Round'] if o >= 11 else [])
+        else:
+            unary += (['Relu'] if elem == TensorProto.INT32 and o >= 14 else []) + (['Sign'] if o >= 9 else []) + \
+                (['Clip'] if o >= 12 else [])
+        binary_ops = ['Add', 'Sub', 'Mul', 'Mul', 'Square', 'Div'] + (['Pow'] if is_float or o >= 12 else [])
+        if (o >= 8 and elem in (TensorProto.FLOAT, TensorProto.DOUBLE)) or o >= 12:
+            binary_ops += ['Max', 'Min']
+        if elem in (TensorProto.FLOAT, TensorProto.FLOAT16):
+            binary_ops += ['PRelu']
+        if o >= 9:
+            binary_ops += ['Where']
+        if state['rounded'] is None:
+            if elem in ints and o >= 9 or elem in (TensorProto.FLOAT, TensorProto.DOUBLE):
+                binary_ops += ['Greater', 'Less']
+            if elem in ints or (o >= 11 and elem in (TensorProto.FLOAT, TensorProto.DOUBLE)):
+                binary_ops += ['Equal']
+        exact = state['rounded'] is None
+        casts = {TensorProto.FLOAT: [TensorProto.DOUBLE, TensorProto.FLOAT16] + ([TensorProto.INT32] if exact else []),
+                 TensorProto.DOUBLE: [TensorProto.FLOAT] + ([TensorProto.INT64] if exact else []),
+                 TensorProto.FLOAT16: [TensorProto.FLOAT],
+                 TensorProto.INT32: [TensorProto.INT64, TensorProto.FLOAT, TensorProto.DOUBLE],
+                 TensorProto.INT64: [TensorProto.INT32, TensorProto.DOUBLE, TensorProto.FLOAT]}[elem]
+
+        kind = 'binary' if binary_near else self.pick(['unary'] * 4 + ['binary'] * 5 + ['cast'])
+        if kind == 'cast':
+            to = self.pick(casts)
+            if to not in floats:
+                state.update(sign='any', bounded=False)
+            if to == TensorProto.FLOAT16:
+                state['rounded'] = TensorProto.FLOAT16  # computed in float by ONNX Runtime, rounded or not
+            return self.op('Cast', [v], shape, to, to=to)
+        if kind == 'unary':
+            op = self.pick(unary)
+            if op == 'Clip':
+                lo, hi = self.pick([(-0.5, 0.5), (0.0, 6.0), (-1.0, 1.0)] if is_float else [(0, 1), (-1, 1)])
+                if o < 11:
+                    state.update(sign='nonneg' if lo >= 0 else 'any', bounded=True)
+                    return self.op('Clip', [v], shape, elem, min=float(lo), max=float(hi))
+                bounds = [self.constant([], np.array(b, dtype=self.np_type(elem)), elem) for b in (lo, hi)]
+                if self.chance(0.2):
+                    bounds[self.rng.randint(0, 1)] = ''  # an optional bound left out
+                state.update(sign='nonneg' if bounds[0] and lo >= 0 else 'any',
+                             bounded=bool(bounds[0] and bounds[1]) or state['bounded'])
+                return self.op('Clip', [v] + bounds, shape, elem)
+            if op == 'IsNaN':
+                state['rounded'] = None  # no value is NaN in one and not in the other
+                return self.op('IsNaN', [v], shape, TensorProto.BOOL)
+            attrs = {}
+            if op == 'LeakyRelu' and self.chance(0.5):
+                attrs['alpha'] = self.pick([0.1, 0.25])
+            if op == 'Elu' and self.chance(0.5):
+                attrs['alpha'] = 0.5
+            bounded = state['bounded']
+            state['sign'] = {'Relu': 'nonneg', 'Abs': 'nonneg', 'Sqrt': 'nonneg', 'Softplus': 'nonneg',
+                             'HardSigmoid': 'nonneg', 'Sigmoid': 'pos' if bounded else 'nonneg',
+                             'Exp': 'pos'}.get(op, 'any')
+            if op in ('Tanh', 'Sigmoid', 'Erf', 'HardSigmoid', 'Sign'):
+                state['bounded'] = True
+            elif op in ('Exp', 'Log'):
+                state['bounded'] = False
+            if op in ('Sigmoid', 'Tanh', 'Exp', 'Log', 'Sqrt', 'Erf', 'Elu', 'Softplus', 'HardSigmoid'):
+                self.rounds_in(elem, state)  # a kernel that may round by the element's place
+            return self.op(op, [v], shape, elem, **attrs)
+
+        # With a near miss in the other operand: no division by it (an integer one by 0 fails).
+        op = self.pick([b for b in binary_ops if b in ('Add', 'Sub', 'Mul', 'Max', 'Min', 'Where', 'Greater', 'Less',
+                                                        'Equal')] if binary_near else binary_ops)
+        if op == 'Square':  # the chain's value on both sides
+            state['sign'] = 'nonneg'
+            return self.op('Mul', [v, v], shape, elem)
+        if op == 'Div':
+            if is_float and state['sign'] == 'pos' and not binary_near and self.chance(0.5):
+                state.update(sign='any', bounded=False)
+                return binary('Div', self.side(shape, elem, side_kind()), v)  # c / v, v away from 0
+            divisor = self.pick([2.0, 4.0, -2.0, 0.5] if is_float else [2, -2, 3])
+            c = self.full(self.pick([[], [1], [1] * len(shape)]), divisor, elem)
+            return binary('Div', v, c)
+        if op == 'Pow':
+            self.rounds_in(elem, state)
+            if state['sign'] != 'any' and is_float and self.chance(0.4):
+                return binary('Pow', v, self.full(self.pick([[], [1]]), 0.5, elem))
+            state['sign'] = 'nonneg'
+            return binary('Pow', v, self.full(self.pick([[], [1]]), 2, elem))
+        if op == 'PRelu':  # its slope broadcasts into v: unidirectionally
+            state['sign'] = 'any'
+            return binary('PRelu', v, self.side(shape, elem, self.pick(['ones', 'broadcast', 'full'])))
+        if op == 'Where':
+            cond = self.side(shape, TensorProto.BOOL, side_kind())
+            c = other()
+            state['sign'] = 'any'
+            operands = [cond, v, c] if self.chance(0.5) else [cond, c, v]
+            out = broadcast(broadcast(shape, self.shape[c]), self.shape[cond])
+            return self.op('Where', operands, out, elem)
+        if op in ('Greater', 'Less', 'Equal'):
+            c = other()
+            return binary(op, v, c, TensorProto.BOOL) if self.chance(0.7) else binary(op, c, v, TensorProto.BOOL)
+        state['sign'] = 'any'
+        if op in ('Max', 'Min') and self.chance(0.25) and not binary_near:  # variadic
+            a, b = other(), other()
+            out = broadcast(broadcast(shape, self.shape[a]), self.shape[b])
+            return self.op(op, [v, a, b] if self.chance(0.6) else [a, v, b], out, elem)
+        c = other()
+        return binary(op, v, c) if self.chance(0.75) else binary(op, c, v)
+
+    def not_elementwise(self, v):
+        """A node that is not elementwise in a chain (transpose_across's near miss): Softmax on
+        an axis, ReduceMean keeping the axis (floats), or a Reshape to the same shape."""
+        shape, elem = self.shape[v], self.elem_of[v]
+        if elem in (TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16) and self.chance(0.7):
+            axis = self.rng.randrange(len(shape))
+            if self.chance(0.5):
+                negative = self.opset >= 11 and self.chance(0.5)  # a negative axis from Softmax-11
+                return self.op('Softmax', [v], shape, elem, axis=axis - len(shape) if negative else axis)
+            return self.op('ReduceMean', [v], [1 if i == axis else d for i, d in enumerate(shape)], elem,
+                           axes=[axis], keepdims=1)
+        return self.op('Reshape', [v, self.ints([0 if isinstance(d, str) else d for d in shape])], shape, elem)
 
     def motif_reshape(self, cur):
         """Two of: Reshapes that change nothing (0, -1, Shape(x), allowzero), Reshape of a
@@ -1864,10 +2229,11 @@ ROTATION = FAMILIES + BODY_FAMILIES + ['layer_norm', 'rms_norm', 'gelu']
 # for the families with many passes or forms, each of which --require-fires wants to fire in
 # every CI batch (conv has five fusions; the graphs of 4 seeds were counted to set these), less
 # for one whose patterns fire in most graphs it is in; If and Loop run another motif in their body.
+# Transpose's chains across elementwise nodes fire in some 30 graphs of each batch at 1.5.
 FAMILY_WEIGHTS = {'conv': 3.5, 'fold': 3, 'squeeze': 2.5, 'matmul_add': 2.5, 'transpose_gemm': 2.5,
                   'identity': 2, 'reshape': 1.5, 'pad_slice': 1.5, 'concat_split': 1.5, 'cast': 1.5,
                   'gemm_bn': 1.5, 'idempotent': 1.5, 'layer_norm': 1.5, 'gelu': 1.5, 'hard': 1.5,
-                  'unet': 1.5, 'transpose': 0.5, 'if': 2, 'loop': 2}
+                  'unet': 1.5, 'transpose': 1.5, 'if': 2, 'loop': 2}
 PREFERRED_OPSETS = {'layer_norm': range(17, 24), 'rms_norm': [23], 'gelu': range(20, 24),
                     'hard': range(14, 24), 'squeeze': range(7, 24), 'rnn': range(9, 22),
                     'unet': range(13, 24), 'einsum': range(12, 24)}
