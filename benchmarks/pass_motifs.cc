@@ -181,6 +181,13 @@ motif (float[N,3,4] X) => (float[N,3,4] Y) <float[3] b = {0.5, -0.25, 0.125}> {
   r = Relu(s)
   Y = Transpose<perm = [0, 2, 1]>(r)
 })"},
+      {"eliminate-dequantize-quantize", R"(<ir_version: 8, opset_import: ["" : 13]>
+motif (float[N,8] X) => (float[N,8] Y) <float s = {0.05}, uint8 z = {128}> {
+  a = QuantizeLinear(X, s, z)
+  b = DequantizeLinear(a, s, z)
+  c = QuantizeLinear(b, s, z)
+  Y = DequantizeLinear(c, s, z)
+})"},
       {"eliminate-nop-reshape", R"(<ir_version: 8, opset_import: ["" : 13]>
 motif (float[4,8] X) => (float[4,8] Y) <int64[2] s = {4, 8}> {
   r = Reshape(X, s)

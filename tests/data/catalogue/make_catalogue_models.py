@@ -364,6 +364,40 @@ def transpose_elementwise_models():
                [const("k", np.array([1, -2, 3, -4], dtype=np.int32).reshape(4, 1, 1))])
 
 
+def dequantize_quantize_models():
+    """eliminate-dequantize-quantize: the middle pair of Q -> DQ -> Q -> DQ with copied
+    constants (uint8, int8 at opset 13 per axis), a pair read from a uint8 input at opset 10, a
+    requantization to another scale left alone."""
+    value = h.make_tensor_value_info
+
+    def const(name, array):
+        return numpy_helper.from_array(array, name)
+
+    save_newer("dequantize_quantize_uint8_op13",
+               [h.make_node("QuantizeLinear", ["x", "s", "z"], ["a"]),
+                h.make_node("DequantizeLinear", ["a", "s", "z"], ["b"]),
+                h.make_node("QuantizeLinear", ["b", "s2", "z2"], ["c"]),
+                h.make_node("DequantizeLinear", ["c", "s2", "z2"], ["y"]), h.make_node("Relu", ["b"], ["r"]),
+                h.make_node("QuantizeLinear", ["b", "t", "z"], ["u"])],
+               [value("x", T.FLOAT, [4, 5])],
+               [value("y", T.FLOAT, [4, 5]), value("r", T.FLOAT, [4, 5]), value("u", T.UINT8, [4, 5])], 13,
+               [const("s", np.array(0.0125, dtype=np.float32)), const("z", np.array(128, dtype=np.uint8)),
+                const("s2", np.array(0.0125, dtype=np.float32)), const("z2", np.array(128, dtype=np.uint8)),
+                const("t", np.array(0.03, dtype=np.float32))])
+    save_newer("dequantize_quantize_per_axis_op13",
+               [h.make_node("DequantizeLinear", ["q", "s", "z"], ["d"], axis=1),
+                h.make_node("QuantizeLinear", ["d", "s", "z"], ["p"], axis=-1),
+                h.make_node("DequantizeLinear", ["p", "s", "z"], ["y"], axis=1)],
+               [value("q", T.INT8, [4, 3])], [value("y", T.FLOAT, [4, 3])], 13,
+               [const("s", np.array([0.5, 0.03, 7.0], dtype=np.float32)),
+                const("z", np.array([0, -5, 3], dtype=np.int8))])
+    save_newer("dequantize_quantize_uint8_op10",
+               [h.make_node("DequantizeLinear", ["q", "s"], ["d"]), h.make_node("QuantizeLinear", ["d", "s"], ["p"]),
+                h.make_node("DequantizeLinear", ["p", "s"], ["y"])],
+               [value("q", T.UINT8, [3, 4])], [value("y", T.FLOAT, [3, 4])], 10,
+               [const("s", np.array(3.7, dtype=np.float32))])
+
+
 def main():
     for opset in (9, 13, 17):
         save(f"where_not_op{opset}",
@@ -381,6 +415,7 @@ def main():
     relu_clip_models()
     clip_clip_models()
     transpose_elementwise_models()
+    dequantize_quantize_models()
 
 
 if __name__ == "__main__":
