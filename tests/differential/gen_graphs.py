@@ -931,7 +931,7 @@ class Graph:
     def motif_cast(self, cur):
         """One or both of: Cast to the type cur has (and CastLike, 15+); Cast -> Cast through a
         type that loses nothing (fuses) or one that does (float16, int32 for floats; int32 for
-        int64: must stay). In the main graph only, and the result is a graph output, never read
+        int64: must stay); a double QDQ pair (qdq_form). In the main graph only, and the result is a graph output, never read
         by a body: ONNX Runtime 1.30 loses the output of a Cast of a Cast that a body reads
         directly ("Missing Input"), which passes removing what stood between
         (eliminate-identity), or inlining a body around it (eliminate-if-constant-condition),
@@ -939,9 +939,57 @@ class Graph:
         if self.cur_depth() > 0:
             return cur
         self.motifs.append('cast')
-        for form in self.forms(['same-type', 'chain'], self.pick([1, 2, 2])):
-            cur = self.cast_form(cur, form)
+        for form in self.forms(['same-type', 'chain', 'qdq', 'qdq'], self.pick([1, 2, 2])):
+            cur = self.qdq_form(cur) if form == 'qdq' else self.cast_form(cur, form)
         return cur
+
+    def qdq_form(self, cur):
+        """Q -> DQ -> Q -> DQ of a float graph input, the second pair's parameters the first's
+        or copies of them (eliminate-dequantize-quantize drops the middle pair), uint8 or int8,
+        per tensor or (opset 13 on) per axis, the zero points left out now and then; the middle
+        DequantizeLinear read elsewhere at times. Near misses, a quarter of the time: another
+        scale or zero point, a zero point on one side only. The results are exact: the input is
+        a graph input, whose values no pass changes."""
+        if self.elem_name != 'float' or self.opset < 10:
+            return cur
+        m, k = self.shape[cur]
+        x = cur if cur in self.input_names() else self.graph_input([m, k])
+        q_elem, q_type = self.pick([(TensorProto.UINT8, np.uint8), (TensorProto.INT8, np.int8)])
+        per_axis = self.opset >= 13 and isinstance(k, int) and self.chance(0.3)
+        dims = [k] if per_axis else []
+        axis = {'axis': self.pick([1, -1])} if per_axis else {}
+
+        def params(scales=None, zero=None):
+            scale = np.array(scales if scales is not None else
+                             [self.pick([0.05, 0.0125, 0.5, 3.0]) for _ in range(k if per_axis else 1)],
+                             dtype=np.float32).reshape(dims)
+            zp = np.array(zero if zero is not None else
+                          [self.rng.randint(-10, 10) + (128 if q_type == np.uint8 else 0)
+                           for _ in range(k if per_axis else 1)], dtype=q_type).reshape(dims)
+            return scale, zp
+
+        scale, zp = params()
+        with_zp = q_elem == TensorProto.INT8 or self.chance(0.8)
+        first = [self.constant(dims, scale, TensorProto.FLOAT)] + \
+            ([self.constant(dims, zp, q_elem)] if with_zp else [])
+        near = self.pick(['scale', 'zero', 'one-side']) if self.chance(0.2) else None
+        if near == 'scale':
+            second = [self.constant(dims, np.asarray(scale * 2).astype(np.float32), TensorProto.FLOAT)] + first[1:]
+        elif near == 'zero' and with_zp:
+            second = first[:1] + [self.constant(dims, np.asarray(zp.astype(np.int32) + 1).astype(q_type), q_elem)]
+        elif near == 'one-side' and q_elem == TensorProto.UINT8:
+            second = first[:1] if with_zp else first + [self.constant(dims, np.zeros(dims, q_type), q_elem)]
+        elif self.chance(0.5):
+            second = first
+        else:
+            second = [self.constant(dims, scale, TensorProto.FLOAT)] + \
+                ([self.constant(dims, zp, q_elem)] if with_zp else [])
+        a = self.op('QuantizeLinear', [x] + first, [m, k], q_elem, hoist=False, **axis)
+        b = self.op('DequantizeLinear', [a] + first, [m, k], TensorProto.FLOAT, hoist=False, **axis)
+        if self.chance(0.2):
+            self.mark_output(self.op('Relu', [b], [m, k], TensorProto.FLOAT, hoist=False))
+        c = self.op('QuantizeLinear', [b] + second, [m, k], q_elem, hoist=False, **axis)
+        return self.op('DequantizeLinear', [c] + second, [m, k], TensorProto.FLOAT, hoist=False, **axis)
 
     def cast_form(self, cur, form):
         m, k = self.shape[cur]
@@ -2231,7 +2279,7 @@ ROTATION = FAMILIES + BODY_FAMILIES + ['layer_norm', 'rms_norm', 'gelu']
 # for one whose patterns fire in most graphs it is in; If and Loop run another motif in their body.
 # Transpose's chains across elementwise nodes fire in some 30 graphs of each batch at 1.5.
 FAMILY_WEIGHTS = {'conv': 3.5, 'fold': 3, 'squeeze': 2.5, 'matmul_add': 2.5, 'transpose_gemm': 2.5,
-                  'identity': 2, 'reshape': 1.5, 'pad_slice': 1.5, 'concat_split': 1.5, 'cast': 1.5,
+                  'identity': 2, 'reshape': 1.5, 'pad_slice': 1.5, 'concat_split': 1.5, 'cast': 2,
                   'gemm_bn': 1.5, 'idempotent': 1.5, 'layer_norm': 1.5, 'gelu': 1.5, 'hard': 1.5,
                   'unet': 1.5, 'transpose': 1.5, 'if': 2, 'loop': 2}
 PREFERRED_OPSETS = {'layer_norm': range(17, 24), 'rms_norm': [23], 'gelu': range(20, 24),
