@@ -226,6 +226,8 @@ enum class Rule {
   kConv,
   kPool,        // MaxPool, AveragePool, LpPool
   kGlobalPool,  // GlobalAveragePool, GlobalMaxPool, GlobalLpPool
+  kQuantize,    // QuantizeLinear: x's shape, the zero point's type (else output_dtype, uint8)
+  kDequantize,  // DequantizeLinear: x's shape, the scale's type (else output_dtype)
 };
 
 struct RuleOf {
@@ -246,6 +248,8 @@ const RuleOf* ruleFor(const ir::Node& node) {
       rules->emplace(op, RuleOf{Rule::kSameAsInput});
     }
     rules->emplace("Cast", RuleOf{Rule::kCast});
+    rules->emplace("QuantizeLinear", RuleOf{Rule::kQuantize, 10});
+    rules->emplace("DequantizeLinear", RuleOf{Rule::kDequantize, 10});
     for (const char* op : {"IsNaN", "IsInf", "Not"}) rules->emplace(op, RuleOf{Rule::kBoolOfInput});
     for (const BroadcastingOp& op : broadcastingOps()) {
       rules->emplace(std::string(op.op_type), RuleOf{Rule::kBroadcasting, op.since, op.gives_bool});
@@ -1344,6 +1348,21 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
     }
     case Rule::kBoolOfInput:
       return Type::tensor(onnx::TensorProto::BOOL, input_type(0).shape());
+    case Rule::kQuantize:
+    case Rule::kDequantize: {
+      // Before opset 10 these were experimental ops of other forms.
+      if (opset < rule->since) return Type();
+      const ir::Attribute* output_dtype = node.attr("output_dtype");
+      int32_t elem = output_dtype != nullptr ? static_cast<int32_t>(output_dtype->i()) : 0;
+      if (rule->rule == Rule::kDequantize) {
+        if (elem == 0) elem = input_type(1).elemType();
+      } else if (node.input(2) != nullptr) {
+        elem = input_type(2).elemType();
+      } else if (elem == 0) {
+        elem = onnx::TensorProto::UINT8;
+      }
+      return Type::tensor(elem, input_type(0).shape());
+    }
     case Rule::kBroadcasting: {
       const std::optional<int64_t> opset = model_.opsetVersion("");
       if (!opset || *opset < rule->since) return Type();

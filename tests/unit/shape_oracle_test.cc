@@ -76,6 +76,42 @@ g (float[N,4] X, float[3,4] W, float[4,5] V) => (float[N,5] Y) {
   EXPECT_EQ(type_of("Y").elemType(), onnx::TensorProto::DOUBLE);
 }
 
+TEST(ShapeOracleTest, QuantizeLinearTakesTheZeroPointsTypeAndDequantizeLinearTheScales) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,4] X) => (float[N,4] Y) <float s = {0.5}, int8 z = {1}> {
+  A = QuantizeLinear(X, s, z)
+  B = QuantizeLinear(X, s)
+  Y = DequantizeLinear(A, s, z)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ShapeOracle oracle(*model);
+  auto type_of = [&](const char* name) { return oracle.typeOf(*model->graph().findValue(name)); };
+  EXPECT_EQ(type_of("A").elemType(), onnx::TensorProto::INT8);
+  EXPECT_EQ(type_of("A").shape(), shape({s("N"), k(4)}));
+  EXPECT_EQ(type_of("B").elemType(), onnx::TensorProto::UINT8) << "no zero point: uint8";
+  EXPECT_EQ(type_of("Y").elemType(), onnx::TensorProto::FLOAT);
+  EXPECT_EQ(type_of("Y").shape(), shape({s("N"), k(4)}));
+
+  // From opset 19 the output of DequantizeLinear has the scale's type; from 21 QuantizeLinear's
+  // output_dtype gives its type when it has no zero point.
+  auto newer = parseModel(R"(
+<ir_version: 10, opset_import: ["" : 21]>
+g (float16[3] X, float16 s) => (float16[3] Y) {
+  A = QuantizeLinear<output_dtype = 3>(X, s)
+  Y = DequantizeLinear(A, s)
+}
+)");
+  ASSERT_NE(newer, nullptr);
+  ShapeOracle newer_oracle(*newer);
+  const ir::Value& a = *newer->graph().findValue("A");
+  EXPECT_EQ(newer_oracle.typeOf(a).elemType(), onnx::TensorProto::INT8);
+  EXPECT_EQ(newer_oracle.typeOf(*newer->graph().findValue("Y")).elemType(),
+            onnx::TensorProto::FLOAT16);
+  EXPECT_EQ(newer_oracle.typeOf(a).shape(), shape({k(3)}));
+}
+
 TEST(ShapeOracleTest, MatMulOfVectorsAndBatches) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 13]>
