@@ -66,7 +66,8 @@ class ReadAroundDequantizeQuantize final : public RewritePattern {
                                 PatternRewriter& rewriter) const override {
     const ir::Node* dequantize = producerOf(quantize.input(0), "DequantizeLinear");
     if (dequantize == nullptr || dequantize->input(0) == nullptr ||
-        dequantize->graph() != quantize.graph() || quantize.output(0) == nullptr) {
+        dequantize->graph() != quantize.graph() || quantize.output(0) == nullptr ||
+        quantize.input(1) == nullptr) {
       return failure();
     }
     auto decline = [&](absl::string_view why) {
