@@ -25,6 +25,11 @@ bool hasSingleReader(const ir::Value& value) {
 }
 
 bool onlyReadBy(const ir::Value& value, absl::Span<const ir::Node* const> readers) {
+  // The readers can account for as many uses as they have operands: beyond that, the answer is
+  // no without a walk of the uses, which a value read by thousands of nodes makes long for each.
+  size_t operands = 0;
+  for (const ir::Node* reader : readers) operands += reader->numInputs();
+  if (value.uses().size() > operands) return false;
   return std::all_of(value.uses().begin(), value.uses().end(), [&](const ir::Use& use) {
     return use.user() != nullptr &&
            std::find(readers.begin(), readers.end(), use.user()) != readers.end();
