@@ -203,6 +203,18 @@ TEST(ProgressLine, CutsLinesToTheTerminalWidth) {
   EXPECT_EQ(out.str(), "\rsaving: 100 B of 10");  // 19 columns: the cursor stays on the line
 }
 
+TEST(ProgressLine, ANarrowTerminalLosesTheRateBeforeTheTextIsCut) {
+  std::ostringstream out;
+  FakeClock time;
+  ProgressLine line(out, 0, 90, time.clock());
+  line.beginStage("optimizing");
+  time.now += 2;
+  line.pass(2, 13, 48, "fuse-transposes-across-elementwise", 76);
+  EXPECT_EQ(out.str(),
+            "\roptimizing: round 2, pass 14/48 fuse-transposes-across-elementwise, 76 nodes "
+            "visited");
+}
+
 TEST(ProgressLine, DestructorClears) {
   std::ostringstream out;
   FakeClock time;

@@ -43,10 +43,9 @@ void ProgressLine::bytes(int64_t done, int64_t total) {
       absl::StrAppend(&text, " of ", formatBytes(total));
       if (total > 0) absl::StrAppend(&text, " (", 100 * done / total, "%)");
     }
-    if (seconds > 0) {
-      absl::StrAppendFormat(&text, ", %.1f MiB/s", static_cast<double>(done) / seconds / (1 << 20));
-    }
-    return text;
+    if (seconds <= 0) return Text{text, ""};
+    return Text{text, absl::StrFormat(", %.1f MiB/s",
+                                      static_cast<double>(done) / seconds / (1 << 20))};
   });
 }
 
@@ -60,19 +59,22 @@ void ProgressLine::pass(int64_t round, size_t position, size_t passes, absl::str
       absl::StrAppend(&text, "done, ");
     }
     absl::StrAppend(&text, nodes_visited, " nodes visited");
-    if (seconds > 0) {
-      absl::StrAppendFormat(&text, ", %.0f nodes/s", static_cast<double>(nodes_visited) / seconds);
-    }
-    return text;
+    if (seconds <= 0) return Text{text, ""};
+    return Text{text,
+                absl::StrFormat(", %.0f nodes/s", static_cast<double>(nodes_visited) / seconds)};
   });
 }
 
-void ProgressLine::draw(const std::function<std::string(double stage_seconds)>& make) {
+void ProgressLine::draw(const std::function<Text(double stage_seconds)>& make) {
   const double now = clock_();
   if (now - last_draw_ < interval_) return;
   last_draw_ = now;
-  std::string text = make(now - stage_start_);
-  if (columns_ > 1 && text.size() >= static_cast<size_t>(columns_)) text.resize(columns_ - 1);
+  Text made = make(now - stage_start_);
+  std::string text = std::move(made.text);
+  // The last column stays free, so that the cursor stays on the line.
+  const auto fits = [&](size_t size) { return columns_ <= 1 || size < static_cast<size_t>(columns_); };
+  if (fits(text.size() + made.rate.size())) text += made.rate;
+  if (!fits(text.size())) text.resize(columns_ - 1);
   const size_t width = text.size();
   // Spaces over what is left of a longer previous line.
   if (drawn_width_ > width) text.append(drawn_width_ - width, ' ');

@@ -40,8 +40,14 @@ class ProgressLine {
   void clear();
 
  private:
+  // What a line says: the text, and a rate to append where the terminal has room for both (a
+  // narrow terminal loses the rate before the text is cut).
+  struct Text {
+    std::string text;
+    std::string rate;
+  };
   // Draws the text `make` returns, if the interval has passed since the last draw.
-  void draw(const std::function<std::string(double stage_seconds)>& make);
+  void draw(const std::function<Text(double stage_seconds)>& make);
 
   std::ostream& out_;
   const double interval_;
