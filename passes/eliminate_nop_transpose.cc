@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/schema.h"
@@ -16,12 +17,6 @@
 namespace onnxopt {
 namespace {
 
-bool isIdentity(const std::vector<int64_t>& perm) {
-  for (size_t i = 0; i < perm.size(); ++i) {
-    if (perm[i] != static_cast<int64_t>(i)) return false;
-  }
-  return true;
-}
 
 class RemoveIdentityTranspose final : public RewritePattern {
  public:
@@ -33,7 +28,7 @@ class RemoveIdentityTranspose final : public RewritePattern {
     if (input == nullptr || output == nullptr) return failure();
     absl::StatusOr<std::optional<std::vector<int64_t>>> perm = getInts(transpose, "perm");
     if (!perm.ok()) return rewriter.emitError(transpose, perm.status());
-    if (*perm && !isIdentity(**perm)) {
+    if (*perm && !isIdentityPerm(**perm)) {
       return rewriter.notifyMatchFailure(transpose, [&] {
         return absl::StrCat("perm [", absl::StrJoin(**perm, ", "), "] moves axes");
       });

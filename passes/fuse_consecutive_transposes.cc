@@ -47,12 +47,8 @@ class ComposeTransposes final : public RewritePattern {
                      describe(outer), " and ", describe(*inner), " permute ", (*p2)->size(),
                      " and ", (*p1)->size(), " axes of one tensor")));
     }
-    std::vector<int64_t> composed((*p2)->size());
-    bool identity = true;
-    for (size_t i = 0; i < composed.size(); ++i) {
-      composed[i] = (**p1)[(**p2)[i]];
-      identity = identity && composed[i] == static_cast<int64_t>(i);
-    }
+    const std::vector<int64_t> composed = composePerms(**p1, **p2);
+    const bool identity = isIdentityPerm(composed);
     if (failed(rewriter.match(outer))) return failure();
     rewriter.setInput(outer, 0, source);
     rewriter.setAttr(outer, ir::Attribute::makeInts("perm", composed));

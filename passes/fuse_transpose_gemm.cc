@@ -163,9 +163,7 @@ class FoldGemmOutputTranspose final : public RewritePattern {
                                                           std::optional<TensorProto>* new_c) {
     // From opset 7 (numpy broadcasting) a C of known 1s broadcasts alike to any shape.
     const std::optional<ir::Shape>& shape = rewriter.shapes().typeOf(c).shape();
-    if (opset >= 7 && shape && shape->size() <= 2 &&
-        std::all_of(shape->begin(), shape->end(),
-                    [](const ir::Dim& d) { return d.isKnown() && d.value() == 1; })) {
+    if (opset >= 7 && allKnownOnes(shape) && shape->size() <= 2) {
       return std::nullopt;
     }
     absl::StatusOr<std::optional<ConstantView>> constant = readConstant(c);

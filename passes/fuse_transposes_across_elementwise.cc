@@ -47,10 +47,6 @@ struct Link {
   std::vector<Side> sides;
 };
 
-bool allOnes(const std::optional<ir::Shape>& shape) {
-  return shape && std::all_of(shape->begin(), shape->end(), isKnownOne);
-}
-
 // The operands of `node` that carry the chain's value: input 0 of a unary elementwise node; of a
 // broadcasting one, those reading its one operand that is neither a constant nor of 1s only.
 // Empty when `node` is neither kind, has several outputs, or no single operand is the data.
@@ -71,7 +67,7 @@ std::vector<size_t> chainOperands(const ir::Node& node, ShapeOracle& shapes) {
     if (candidates.size() > 1) {
       candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
                                       [&](const ir::Value* v) {
-                                        return allOnes(shapes.typeOf(*v).shape());
+                                        return allKnownOnes(shapes.typeOf(*v).shape());
                                       }),
                        candidates.end());
     }
@@ -143,12 +139,8 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
                             (*p2)->size(), ": an operand broadcasts the chain to a higher rank");
       });
     }
-    std::vector<int64_t> composed((*p2)->size());
-    bool identity = true;
-    for (size_t i = 0; i < composed.size(); ++i) {
-      composed[i] = (**p1)[(**p2)[i]];
-      identity = identity && composed[i] == static_cast<int64_t>(i);
-    }
+    const std::vector<int64_t> composed = composePerms(**p1, **p2);
+    const bool identity = isIdentityPerm(composed);
     const bool opening_goes = onlyReadBy(*opening->output(0), {chain.back().node});
     if (!opening_goes && !identity) {
       return rewriter.notifyMatchFailure(closing, [&] {
@@ -191,7 +183,7 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
 
  private:
   // What each operand of `link` other than the chain's becomes in the source's layout: a value of
-  // 1s only stays, a constant is transposed by `to_source_layout` (after ones are put in front of
+  // 1s only stays, a constant is transposed by `to_source_layout` (as if ones were put in front of
   // its dims up to the chain's rank).
   static LogicalResult planSides(Link& link, const std::vector<int64_t>& to_source_layout,
                                  const ir::Node& closing, PatternRewriter& rewriter) {
@@ -225,7 +217,7 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
         return decline(i,
                        absl::StrCat("has rank ", shape->size(), ", more than the chain's ", rank));
       }
-      if (allOnes(shape)) {
+      if (allKnownOnes(shape)) {
         link.sides.push_back({i, std::nullopt});
         continue;
       }
@@ -240,12 +232,20 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
                                          kSharedConstantCopyBytes, " bytes to copy"));
         }
       }
-      onnx::TensorProto padded = view.proto();
-      padded.clear_dims();
-      for (size_t d = view.dims().size(); d < rank; ++d) padded.add_dims(1);
-      for (int64_t dim : view.dims()) padded.add_dims(dim);
-      absl::StatusOr<onnx::TensorProto> transposed = transposeTensor(padded, to_source_layout);
+      // Axis j of the constant padded to the chain's rank is its own axis j - padding; the
+      // padding's 1s move no element, so one transpose of the constant's own axes lays the data
+      // out, and the dims come from the padded order.
+      const int64_t padding = static_cast<int64_t>(rank) - view.rank();
+      std::vector<int64_t> own_axes;
+      std::vector<int64_t> dims;
+      for (int64_t axis : to_source_layout) {
+        dims.push_back(axis < padding ? 1 : view.dims()[axis - padding]);
+        if (axis >= padding) own_axes.push_back(axis - padding);
+      }
+      absl::StatusOr<onnx::TensorProto> transposed = transposeTensor(view.proto(), own_axes);
       if (!transposed.ok()) return rewriter.emitError(node, transposed.status());
+      transposed->clear_dims();
+      for (int64_t dim : dims) transposed->add_dims(dim);
       link.sides.push_back({i, *std::move(transposed)});
     }
     return success();

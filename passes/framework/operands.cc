@@ -183,6 +183,20 @@ absl::StatusOr<std::optional<std::vector<int64_t>>> readTransposePerm(
   return perm;
 }
 
+std::vector<int64_t> composePerms(absl::Span<const int64_t> first,
+                                  absl::Span<const int64_t> second) {
+  std::vector<int64_t> composed(second.size());
+  for (size_t i = 0; i < second.size(); ++i) composed[i] = first[second[i]];
+  return composed;
+}
+
+bool isIdentityPerm(absl::Span<const int64_t> perm) {
+  for (size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
 std::optional<int64_t> rankFromPerm(const ir::Node& transpose) {
   const ir::Attribute* perm = transpose.attr("perm");
   if (perm == nullptr || perm->kind() != onnx::AttributeProto::INTS) return std::nullopt;

@@ -200,5 +200,14 @@ g (float[2] X) => (float[2] Y) {
   EXPECT_FALSE(readClipBounds(*findNode(model->graph(), "Y")).ok());
 }
 
+TEST(TransposePermTest, ComposesAsTwoTransposesInARow) {
+  // Transpose(Transpose(x, [1, 2, 0]), [0, 2, 1]): output axis i is axis first[second[i]] of x.
+  EXPECT_EQ(composePerms({1, 2, 0}, {0, 2, 1}), (std::vector<int64_t>{1, 0, 2}));
+  EXPECT_EQ(composePerms({1, 2, 0}, {2, 0, 1}), (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_TRUE(isIdentityPerm(composePerms({1, 2, 0}, {2, 0, 1})));
+  EXPECT_FALSE(isIdentityPerm({1, 0}));
+  EXPECT_TRUE(isIdentityPerm({}));
+}
+
 }  // namespace
 }  // namespace onnxopt

@@ -3,6 +3,7 @@
 // Small matchers patterns share: what produces a value, who reads it, dims as broadcasting
 // aligns them, and how --debug reasons print shapes.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,6 +37,11 @@ ONNXOPT_API const ir::Node* absorbableProducer(const ir::Node& root, absl::strin
 
 inline bool isKnownOne(const ir::Dim& dim) { return dim.isKnown() && dim.value() == 1; }
 inline bool isKnownNotOne(const ir::Dim& dim) { return dim.isKnown() && dim.value() != 1; }
+// Whether the shape is known and every dim is a known 1 (a scalar too): such a tensor
+// broadcasts alike against any tensor of its rank or more, in any layout.
+inline bool allKnownOnes(const std::optional<ir::Shape>& shape) {
+  return shape && std::all_of(shape->begin(), shape->end(), isKnownOne);
+}
 
 // The rewrite of a node that passes `operand` through unchanged (same type, same shape, same
 // elements as its output 0): its readers read `operand` wherever the model's interface allows

@@ -60,6 +60,12 @@ ONNXOPT_API absl::StatusOr<std::optional<std::vector<int64_t>>> readTransposePer
     const ir::Node& transpose, std::optional<int64_t> rank);
 // The rank of a Transpose's input its `perm` states; nullopt without one.
 ONNXOPT_API std::optional<int64_t> rankFromPerm(const ir::Node& transpose);
+// The perm of Transpose(Transpose(x, first), second): output axis i is axis second[i] of the
+// middle tensor, which is axis first[second[i]] of x. Both of one length.
+ONNXOPT_API std::vector<int64_t> composePerms(absl::Span<const int64_t> first,
+                                              absl::Span<const int64_t> second);
+// Whether `perm` leaves every axis where it is.
+ONNXOPT_API bool isIdentityPerm(absl::Span<const int64_t> perm);
 
 // A Slice's constant arguments, defaults filled in: axes [0, n) when absent, steps 1 when
 // absent. Slice-1 reads starts, ends and axes from attributes; Slice-10 on from inputs 1-4.
