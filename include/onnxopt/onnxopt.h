@@ -62,6 +62,10 @@ struct OptimizeOptions {
   // Tests: after each rewrite driver converges, offer every node once more; a rewrite then fails
   // the run, naming the pass, the pattern and the node (production would have missed it).
   bool verify_fixed_point = false;
+  // Tests: a later round offers a pattern pass only the nodes touched since its fixed point,
+  // however many (PassManagerOptions::revisit_touched_only), so that a touch a rewrite forgot
+  // shows on small graphs too.
+  bool revisit_touched_only = false;
 
   // If set, receives the pipeline's report: one PassRun per pass run (statistics: nodes visited,
   // matched, rewritten, removed, initializers removed; time), the rounds, the warnings.

@@ -144,6 +144,7 @@ absl::StatusOr<PassManager> makePassManager(const std::string& pipeline,
   manager_options.max_fixed_point_rounds = options.max_fixed_point_rounds;
   manager_options.require_convergence = options.require_convergence;
   manager_options.verify_fixed_point = options.verify_fixed_point;
+  manager_options.revisit_touched_only = options.revisit_touched_only;
   manager_options.debug_sink = options.debug_sink;
   manager_options.progress = options.progress;
   manager_options.skip_malformed_nodes = !options.check;

@@ -146,6 +146,7 @@ bool runOne(const std::string& input, const std::string& bytes, const Pipeline& 
   options.fixed_point = true;  // what -O1 implies on the command line, asked of pass text too
   options.require_convergence = true;
   options.verify_fixed_point = true;
+  options.revisit_touched_only = true;
   options.target = pipeline.target;
   options.progress = [&](const onnxopt::PipelineProgress& at) { counts.pass = passName(at.pass); };
   options.debug_sink = [&](absl::string_view line) { counts.countDebugLine(line); };
