@@ -1,8 +1,8 @@
 // fold-constants: a node of the default domain whose inputs are all constants (initializers that
 // are not graph inputs, Constant nodes, results of earlier folds) is computed by the constant
 // evaluator (include/onnxopt/eval/evaluator.h) and replaced by its result: an initializer of the
-// node's graph under the output's name, or a Constant node where the output is a graph output
-// (an initializer cannot take a graph output's name, nor be a body's output).
+// node's graph under the output's name, or a Constant node where the output is a body's output
+// (PatternRewriter::createConstantFor).
 //
 // Models of IR version < 4 are left alone: there every initializer must also be a graph input,
 // which would change the model's interface.
@@ -56,7 +56,7 @@ inline constexpr int64_t kDefaultMaxSize = int64_t{1} << 20;
 inline constexpr size_t kMaxReadersCompared = 64;
 
 // Other nodes that compute what `node` computes (sameComputation), in the same
-// graph, with no output a graph output (an initializer cannot take it over) and none read that
+// graph, with no output a graph output (the replacement takes the node's own) and none read that
 // the node leaves unread (the fold replaces only the node's read outputs).
 std::vector<const ir::Node*> twinsOf(const ir::Node& node) {
   std::vector<const ir::Node*> twins;
@@ -131,12 +131,13 @@ class FoldConstantNode final : public RewritePattern {
       });
     }
 
-    const bool returns_output = std::any_of(node.outputs().begin(), node.outputs().end(),
-                                            [](const ir::Value* v) { return v && v->isGraphOutput(); });
-    // A graph output is replaced by a Constant node before `node`, which a twin earlier in the
-    // graph could not read.
+    // A body output is replaced by a Constant node before `node` (createConstantFor), which a
+    // twin earlier in the body could not read.
+    const bool returns_body_output = node.graph()->parentNode() != nullptr &&
+        std::any_of(node.outputs().begin(), node.outputs().end(),
+                    [](const ir::Value* v) { return v && v->isGraphOutput(); });
     std::vector<const ir::Node*> readers;
-    if (!returns_output) readers = twinsOf(node);
+    if (!returns_body_output) readers = twinsOf(node);
     readers.push_back(&node);
     std::vector<ConstantView> views;  // keep alive what `inputs` point into
     std::vector<const onnx::TensorProto*> inputs;
@@ -200,15 +201,7 @@ class FoldConstantNode final : public RewritePattern {
     for (size_t i = 0; i < results->size(); ++i) {
       const ir::Value* output = node.output(i);
       if (output == nullptr || !output->hasUses()) continue;
-      ir::Value* replacement = nullptr;
-      if (output->isGraphOutput()) {
-        ir::Node* constant = rewriter.createNode("Constant", {}, {output->name()});
-        rewriter.setAttr(*constant, ir::Attribute::makeTensor("value", std::move((*results)[i]),
-                                                              rewriter.model().arena()));
-        replacement = constant->output(0);
-      } else {
-        replacement = rewriter.createInitializer(output->name(), std::move((*results)[i]));
-      }
+      ir::Value* replacement = rewriter.createConstantFor(*output, std::move((*results)[i]));
       // The twins first, so that the replacement ends up with the node's own output name.
       for (const ir::Node* twin : readers) {
         const ir::Value* twin_output = twin->output(i);

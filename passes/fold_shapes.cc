@@ -43,19 +43,12 @@ absl::StatusOr<std::optional<ir::Shape>> reportedDims(const ir::Node& shape,
   return ir::Shape(dims->begin() + start, dims->begin() + end);
 }
 
-// Replaces the root's only output by `tensor`: an initializer, or a Constant node where the
-// output is a graph output (an initializer cannot become one).
+// Replaces the root's only output by `tensor` (PatternRewriter::createConstantFor).
 LogicalResult replaceByConstant(const ir::Node& root, onnx::TensorProto tensor,
                                 PatternRewriter& rewriter) {
   const ir::Value* output = root.output(0);
   if (failed(rewriter.match(root))) return failure();
-  if (output->isGraphOutput()) {
-    ir::Node* constant = rewriter.replaceRootWithNewNode("Constant", {});
-    rewriter.setAttr(*constant, ir::Attribute::makeTensor("value", std::move(tensor)));
-    return success();
-  }
-  ir::Value* initializer = rewriter.createInitializer(output->name(), std::move(tensor));
-  rewriter.replaceAllUsesWith(*output, *initializer);
+  rewriter.replaceAllUsesWith(*output, *rewriter.createConstantFor(*output, std::move(tensor)));
   return success();
 }
 

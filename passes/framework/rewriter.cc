@@ -164,9 +164,11 @@ bool PatternRewriter::canTakeGraphOutput(const ir::Graph& graph, const ir::Value
   if (&from == &to) return true;
   if (graph.parentNode() == nullptr) {
     // The output keeps its name: `to` must be able to take it over, and one that is a graph
-    // output already (a created value that took over another output) has a name to keep.
-    if (to.producer() == nullptr) return false;  // a graph input or initializer keeps its own
-    return !to.isGraphOutput() && (createdHere(to) || to.graph() == &graph);
+    // output already (a created value that took over another output) has a name to keep. A
+    // graph input or initializer keeps its own, except an initializer this rewrite made.
+    if (to.isGraphOutput() || to.isGraphInput()) return false;
+    if (to.producer() == nullptr) return createdHere(to);
+    return createdHere(to) || to.graph() == &graph;
   }
   // A body output must stay a node output of the body; one already returned once stays too.
   return to.graph() == &graph && to.producer() != nullptr && !to.isGraphOutput();
@@ -330,6 +332,18 @@ ir::Value* PatternRewriter::createInitializer(const std::string& name_hint,
   created_initializers_.push_back(value);
   endChange();
   return value;
+}
+
+ir::Value* PatternRewriter::createConstantFor(const ir::Value& replaced,
+                                             onnx::TensorProto tensor) {
+  const bool body_output = std::any_of(
+      replaced.uses().begin(), replaced.uses().end(), [](const ir::Use& use) {
+        return use.isGraphOutput() && use.graphOutputOf()->parentNode() != nullptr;
+      });
+  if (!body_output) return createInitializer(replaced.name(), std::move(tensor));
+  ir::Node* constant = createNode("Constant", {}, {replaced.name()});
+  setAttr(*constant, ir::Attribute::makeTensor("value", std::move(tensor), model_.arena()));
+  return constant->output(0);
 }
 
 void PatternRewriter::replaceAllUsesWith(const ir::Value& from_value, ir::Value& to) {

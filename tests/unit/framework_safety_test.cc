@@ -3,8 +3,11 @@
 // that edits the IR behind the rewriter fails; patterns outside their opset range are not
 // offered; a pass that makes a body unrunnable fails; tests check production's fixed point.
 
+#include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -122,6 +125,58 @@ m (float[2] X) => (float[2] Y, float[2] Z) {
   EXPECT_EQ(graph.outputs()[0]->name(), "Y");
   EXPECT_EQ(graph.outputs()[1]->name(), "Z");
   EXPECT_TRUE(graph.outputs()[1]->producer()->is("Relu")) << "r took over the name Z";
+}
+
+// Neg(w) of a weight w -> a new initializer of -w, where the rewriter allows it; records, per
+// Neg (each offered once), whether it is in the main graph and whether the initializer may
+// replace its output.
+class FoldNegIntoInitializer final : public RewritePattern {
+ public:
+  explicit FoldNegIntoInitializer(std::vector<std::pair<bool, bool>>* allowed)
+      : RewritePattern("fold-neg-into-initializer", {"Neg"}), allowed_(allowed) {}
+  LogicalResult matchAndRewrite(const ir::Node& neg, PatternRewriter& rewriter) const override {
+    const ir::Value* weight = neg.input(0);
+    if (weight == nullptr || !weight->isInitializer() || !offered_.insert(&neg).second ||
+        failed(rewriter.match(neg))) {
+      return failure();
+    }
+    onnx::TensorProto negated = weight->initializer()->proto();
+    negated.clear_float_data();
+    for (float v : weight->initializer()->proto().float_data()) negated.add_float_data(-v);
+    ir::Value* folded = rewriter.createInitializer(neg.output(0)->name(), std::move(negated));
+    const bool allowed = rewriter.canReplaceAllUsesWith(*neg.output(0), *folded);
+    allowed_->emplace_back(neg.graph()->parentNode() == nullptr, allowed);
+    if (allowed) rewriter.replaceAllUsesWith(*neg.output(0), *folded);
+    return success();
+  }
+
+ private:
+  std::vector<std::pair<bool, bool>>* allowed_;
+  mutable std::set<const ir::Node*> offered_;
+};
+
+TEST(FrameworkSafety, AnInitializerARewriteMadeTakesAMainGraphOutputButNoBodyOutput) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (bool C) => (float[2] Y, float[2] Z) <float[2] w = {1.0, 2.0}> {
+  Y = Neg(w)
+  Z = If(C) <then_branch = t () => (float[2] a) { a = Neg(w) },
+              else_branch = e () => (float[2] b) { b = Identity(w) }>
+}
+)");
+  ASSERT_NE(model, nullptr);
+  std::vector<std::pair<bool, bool>> allowed;
+  RewritePatternSet patterns;
+  patterns.add<FoldNegIntoInitializer>(&allowed);
+  ASSERT_TRUE(runPatterns(*model, patterns).ok());
+  std::sort(allowed.begin(), allowed.end());
+  EXPECT_EQ(allowed, (std::vector<std::pair<bool, bool>>{{false, false}, {true, true}}));
+  const ir::Value& y = *model->graph().outputs()[0];
+  EXPECT_EQ(y.name(), "Y");
+  ASSERT_TRUE(y.isInitializer()) << "the initializer took over the output and its name";
+  EXPECT_EQ(y.initializer()->proto().float_data(0), -1.0f);
+  EXPECT_TRUE(ir::findUnrunnableSubgraphOutputs(*model).empty());
+  EXPECT_TRUE(ir::verify(*model).ok());
 }
 
 // A value may take the place of another only where it is visible: a body's value is not, in the

@@ -398,6 +398,28 @@ def dequantize_quantize_models():
                [const("s", np.array(3.7, dtype=np.float32))])
 
 
+def constant_output_models():
+    """Graph outputs whose values are constant: -O1 makes the main graph's initializers of their
+    names (a Constant node, a folded Neg and its twin, a folded Shape), and keeps a Constant node
+    for an If branch's output, which must be computed in the branch."""
+    value = h.make_tensor_value_info
+    weight = numpy_helper.from_array(np.array([1.5, -2.0, 0.25], dtype=np.float32), "w")
+    for opset in (9, 13):
+        save_newer(f"constant_outputs_op{opset}",
+                   [h.make_node("Constant", [], ["c"], value=numpy_helper.from_array(
+                       np.array([[1, 2], [3, 4]], dtype=np.int64), "c")),
+                    h.make_node("Neg", ["w"], ["n"]), h.make_node("Neg", ["w"], ["twin"]),
+                    h.make_node("Mul", ["x", "twin"], ["y"]), h.make_node("Shape", ["x"], ["s"])],
+                   [value("x", T.FLOAT, [2, 3])],
+                   [value("y", T.FLOAT, [2, 3]), value("c", T.INT64, [2, 2]), value("n", T.FLOAT, [3]),
+                    value("s", T.INT64, [2])], opset, [weight])
+    then_branch = h.make_graph([h.make_node("Neg", ["w"], ["t"])], "then", [], [value("t", T.FLOAT, [3])])
+    else_branch = h.make_graph([h.make_node("Relu", ["x"], ["e"])], "else", [], [value("e", T.FLOAT, [3])])
+    save_newer("constant_outputs_if_branch_op13",
+               [h.make_node("If", ["b"], ["y"], then_branch=then_branch, else_branch=else_branch)],
+               [value("b", T.BOOL, []), value("x", T.FLOAT, [3])], [value("y", T.FLOAT, [3])], 13, [weight])
+
+
 def main():
     for opset in (9, 13, 17):
         save(f"where_not_op{opset}",
@@ -416,6 +438,7 @@ def main():
     clip_clip_models()
     transpose_elementwise_models()
     dequantize_quantize_models()
+    constant_output_models()
 
 
 if __name__ == "__main__":
