@@ -3,7 +3,9 @@
 // q[i] = p1[p2[i]], or through none when q is the identity. An elementwise node computes each
 // element from the elements at the same index, so it commutes with moving axes: its other
 // operands move with it, which takes no node when they are of 1s only, and a transposed copy
-// when they are constants. See docs/passes/fuse-transposes-across-elementwise.md.
+// when they are constants. A broadcasting node or a Concat whose operands are all Transposes of
+// one perm runs on their sources, read through one Transpose (merge-operand-transposes). See
+// docs/passes/fuse-transposes-across-elementwise.md.
 
 #include <algorithm>
 #include <cstdint>
@@ -254,11 +256,14 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
 
 // A broadcasting node whose operands are all Transposes of one perm, of equal rank, computes the
 // same elements before them: Add(Transpose(a, p), Transpose(b, p)) is Transpose(Add(a, b), p),
-// one Transpose for several (the two branches of a residual Add in NHWC).
+// one Transpose for several (the two branches of a residual Add in NHWC). A Concat only moves
+// elements, so it joins along axis p[k] before them what it joined along k after them.
 class MergeOperandTransposes final : public RewritePattern {
  public:
   explicit MergeOperandTransposes(const BroadcastingOp& op)
       : RewritePattern("merge-operand-transposes", {std::string(op.op_type), op.since}) {}
+  // Concat: its axis attribute is optional (1) before opset 4 and may be negative from 11.
+  MergeOperandTransposes() : RewritePattern("merge-operand-transposes", {"Concat", 1}) {}
 
   LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
     if (node.numOutputs() != 1 || node.output(0) == nullptr || node.numInputs() < 2) {
@@ -303,12 +308,25 @@ class MergeOperandTransposes final : public RewritePattern {
       }
     }
 
+    std::optional<int64_t> concat_axis;
+    if (node.is("Concat")) {
+      const int64_t rank = static_cast<int64_t>(perm->size());
+      const int64_t axis = node.intAttr("axis", 1);
+      if (axis < -rank || axis >= rank) {
+        return rewriter.notifyMatchFailure(node, [&] {
+          return absl::StrCat("its axis ", axis, " is outside its operands' rank ", rank);
+        });
+      }
+      concat_axis = (*perm)[axis < 0 ? axis + rank : axis];
+    }
+
     if (failed(rewriter.match(node, transposes))) return failure();
     std::vector<ir::Value*> sources;
     for (const ir::Value* input : node.inputs()) sources.push_back(input->producer()->input(0));
     ir::Node* merged = rewriter.createNode(node.opType(), sources, {node.output(0)->name()}, "",
                                            node.name());
     rewriter.copyAttrs(node, *merged);
+    if (concat_axis) rewriter.setIntAttr(*merged, "axis", *concat_axis);
     ir::Node* transpose = rewriter.replaceRootWithNewNode("Transpose", {merged->output(0)}, "",
                                                           transposes.front()->name());
     rewriter.setAttr(*transpose, ir::Attribute::makeInts("perm", *perm));
@@ -324,6 +342,7 @@ class FuseTransposesAcrossElementwise final : public PatternPass {
   void populatePatterns(RewritePatternSet& patterns) const override {
     patterns.add<FuseTransposesAcrossElementwisePattern>();
     for (const BroadcastingOp& op : broadcastingOps()) patterns.add<MergeOperandTransposes>(op);
+    patterns.add<MergeOperandTransposes>();
   }
 };
 

@@ -1157,8 +1157,9 @@ class Graph:
         reads through one Transpose after the node; now and then a Neg and the Transpose back
         follow (a residual block in NHWC, which then loses every Transpose). 2-D and 3-D, two
         operands or Where's three; the results are exact (no rounding a rewrite could move).
-        Near misses, a third of the time: two perms that differ (over sources of equal dims), a
-        Transpose read elsewhere, an operand that is no Transpose."""
+        A Concat instead now and then (its axis, negative at times from opset 11, moves with the
+        perm). Near misses, a third of the time: two perms that differ (over sources of equal
+        dims), a Transpose read elsewhere, an operand that is no Transpose."""
         m, k = self.shape[cur]
         rank = self.pick([2, 3])
         near = self.pick(['perms', 'shared', 'plain']) if self.chance(0.3) else None
@@ -1178,7 +1179,7 @@ class Graph:
             ops.append('Where')
         if self.opset < 8:
             ops = ['Add', 'Sub', 'Mul']
-        op = self.pick(ops)
+        op = 'Concat' if self.chance(0.3) else self.pick(ops)
         sources = [cur if rank == 2 and self.chance(0.5) else self.graph_input(shape)]
         sources += [self.graph_input(shape) for _ in range(2 if op == 'Where' else 1)]
         if op == 'Where':
@@ -1191,7 +1192,15 @@ class Graph:
             self.mark_output(self.op('Neg', [operands[-1]], out, self.elem_of[operands[-1]]))
         elif near == 'plain':
             operands[-1] = self.graph_input(out)
-        y = self.op(op, operands, out, self.elem)
+        if op == 'Concat':
+            axis = self.rng.randrange(rank)
+            out = list(out)
+            out[axis] *= len(operands)
+            if self.opset >= 11 and self.chance(0.5):
+                axis -= rank
+            y = self.op(op, operands, out, self.elem, axis=axis)
+        else:
+            y = self.op(op, operands, out, self.elem)
         if self.chance(0.5):
             self.maybe_share(y, 0.05)
             y = self.transpose(self.op('Neg', [y], out, self.elem), [perm.index(i) for i in range(rank)])

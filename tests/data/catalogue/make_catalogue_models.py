@@ -313,7 +313,7 @@ def transpose_elementwise_models():
     Transposes, perms that compose to another perm, Clip bounds, Casts and comparisons, an int32
     chain with a constant to transpose, the opening Transpose read elsewhere, the two NHWC
     branches of a residual Add merged; near misses: a chain value read elsewhere, an operand
-    that is neither constant nor of 1s."""
+    that is neither constant nor of 1s; Concats of Transposes, merged into one."""
     value = h.make_tensor_value_info
 
     def const(name, array):
@@ -362,6 +362,21 @@ def transpose_elementwise_models():
                 h.make_node("Transpose", ["n"], ["y"], perm=[1, 2, 0])],
                [value("x", T.INT32, [2, 3, 4])], [value("y", T.INT32, [2, 3, 4])], 14,
                [const("k", np.array([1, -2, 3, -4], dtype=np.int32).reshape(4, 1, 1))])
+    # Concats of NHWC Transposes: along the channels (then a Relu and the Transpose back), along
+    # a negative axis at opset 11, int64 at opset 4; a Concat of different perms left alone.
+    for opset, axis, dtype, activation, y_shape in ((13, 3, T.FLOAT, "Relu", [2, 9, 3, 3]),
+                                                    (11, -2, T.FLOAT, "Relu", [2, 3, 3, 9]),
+                                                    (4, 1, T.INT64, "Identity", [2, 3, 9, 3])):
+        save_newer(f"transpose_elementwise_concat_op{opset}",
+                   [h.make_node("Transpose", ["a"], ["ta"], perm=[0, 2, 3, 1]),
+                    h.make_node("Transpose", ["b"], ["tb"], perm=[0, 2, 3, 1]),
+                    h.make_node("Concat", ["ta", "tb", "ta"], ["c"], axis=axis), h.make_node(activation, ["c"], ["r"]),
+                    h.make_node("Transpose", ["r"], ["y"], perm=[0, 3, 1, 2]),
+                    h.make_node("Transpose", ["a"], ["ua"], perm=[0, 2, 3, 1]),
+                    h.make_node("Transpose", ["a"], ["va"], perm=[0, 2, 1, 3]),
+                    h.make_node("Concat", ["ua", "va"], ["z"], axis=0)],
+                   [value("a", dtype, [2, 3, 3, 3]), value("b", dtype, [2, 3, 3, 3])],
+                   [value("y", dtype, y_shape), value("z", dtype, [4, 3, 3, 3])], opset)
 
 
 def dequantize_quantize_models():
