@@ -181,6 +181,17 @@ motif (float[N,3,4] X) => (float[N,3,4] Y) <float[3] b = {0.5, -0.25, 0.125}> {
   r = Relu(s)
   Y = Transpose<perm = [0, 2, 1]>(r)
 })"},
+      {"fuse-parallel-matmuls", R"(<ir_version: 8, opset_import: ["" : 13]>
+motif (float[N,4] X) => (float[N,4] Y)
+    <float[4,4] wq = {1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0},
+     float[4,4] wk = {0.5, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.5},
+     float[4] bq = {0.1, 0.2, 0.3, 0.4}, float[4] bk = {-0.1, -0.2, -0.3, -0.4}> {
+  mq = MatMul(X, wq)
+  q = Add(mq, bq)
+  mk = MatMul(X, wk)
+  k = Add(mk, bk)
+  Y = Mul(q, k)
+})"},
       {"eliminate-dequantize-quantize", R"(<ir_version: 8, opset_import: ["" : 13]>
 motif (float[N,8] X) => (float[N,8] Y) <float s = {0.05}, uint8 z = {128}> {
   a = QuantizeLinear(X, s, z)

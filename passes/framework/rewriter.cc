@@ -219,6 +219,8 @@ ShapeOracle& PatternRewriter::shapes() {
   return analyses_.shapes();
 }
 
+void PatternRewriter::offerAgain(const ir::Node& node) { worklist_.seed(&mutableNode(node)); }
+
 void PatternRewriter::pushProducer(const ir::Value* value) {
   if (value != nullptr && value->producer() != nullptr) worklist_.push(value->producer());
 }

@@ -493,10 +493,47 @@ class Graph:
 
     def motif_matmul_add(self, cur):
         """One or two linear layers in a row (the second reads the first's result where that is
-        2-D with cur's rows)."""
+        2-D with cur's rows), or, a third of the time, parallel projections of one input."""
+        if self.chance(0.33):
+            return self.then(cur, self.parallel_projections(cur))
         for _ in range(self.pick([1, 2])):
             cur = self.then(cur, self.linear_layer(cur))
         return cur
+
+    def parallel_projections(self, cur):
+        """Two or three MatMuls of one input (cur, or a 3-D or 1-D tensor) by constant weights,
+        each with a bias Add along the last axis, or all or some without (fuse-parallel-matmuls).
+        Near misses now and then: a weight another node reads too, a weight that is a graph input,
+        a bias of the product's full shape. The products are summed when their widths agree."""
+        m, k = self.shape[cur]
+        if not self.is_float and self.opset < 9:
+            return cur  # integer MatMul from opset 9
+        self.motifs.append('parallel-matmuls')
+        x = self.pick([cur] * 3 + [self.tensor(['B' if self.chance(0.5) else 2, m, k]), self.tensor([k])])
+        lead = self.shape[x][:-1]
+        biases = self.pick(['all', 'all', 'some', 'none']) if self.opset >= 7 else 'none'
+        results = []
+        for i in range(self.pick([2, 3])):
+            n = self.rng.randint(1, 4)
+            near = self.pick(['shared', 'input', 'full-bias']) if self.chance(0.15) else None
+            w = self.graph_input([k, n]) if near == 'input' else self.constant([k, n])
+            if near == 'shared':
+                self.mark_output(self.op('Neg' if self.is_float or self.opset >= 6 else 'Abs', [w], [k, n]))
+            product = self.op('MatMul', [x, w], lead + [n])
+            if biases == 'all' or (biases == 'some' and i > 0):
+                full = near == 'full-bias' and lead and all(isinstance(d, int) for d in lead)
+                shape = lead + [n] if full else self.pick([[n], [1, n]][:len(lead) + 1])
+                bias = self.constant(shape)
+                operands = [product, bias] if self.chance(0.5) else [bias, product]
+                product = self.op('Add', operands, lead + [n])
+            results.append(product)
+        y = results[0]
+        for r in results[1:]:
+            if self.shape[r] == self.shape[y]:
+                y = self.op('Add', [y, r], self.shape[y])
+            else:
+                self.mark_output(r)
+        return self.continue_or_output(y, cur)
 
     def linear_layer(self, cur):
         """MatMul + Add (2-D, 3-D, batched, 1-D, a transposed 3-D A; biases that broadcast and

@@ -122,14 +122,15 @@ TEST(PassRegistry, RegistrationChecksNames) {
 TEST(PassRegistry, NamedPipelines) {
   const PassRegistry& registry = PassRegistry::global();
   EXPECT_EQ(*registry.namedPipeline("O0"), "");
-  // -O1 legalizes first and removes what the others left unused last; -O2 differs only in
-  // fuse-matmul-add-gemm's option.
+  // -O1 legalizes first and removes what the others left unused last; -O2 adds
+  // fuse-parallel-matmuls and fuse-matmul-add-gemm's option.
   const std::string o1 = *registry.namedPipeline("O1");
   EXPECT_TRUE(absl::StartsWith(o1, "legalize-subgraph-outputs,")) << o1;
   EXPECT_TRUE(absl::EndsWith(o1, ",eliminate-dead-nodes")) << o1;
   EXPECT_EQ(*registry.namedPipeline("O2"),
-            absl::StrReplaceAll(o1, {{"fuse-matmul-add-gemm,",
-                                      "fuse-matmul-add-gemm{allow-reshape=true},"}}));
+            absl::StrReplaceAll(
+                o1, {{"fuse-matmul-add-gemm,",
+                      "fuse-parallel-matmuls,fuse-matmul-add-gemm{allow-reshape=true},"}}));
   for (const NamedPipeline& named : registry.namedPipelines()) {
     EXPECT_TRUE(registry.parsePipeline(named.pipeline).ok()) << named.name;
   }

@@ -92,6 +92,12 @@ class ONNXOPT_API PatternRewriter {
   // of canReplaceAllUsesWith, for one output.
   bool canTakeGraphOutput(const ir::Graph& graph, const ir::Value& from, const ir::Value& to) const;
 
+  // Asks the driver to offer `node` again, changing nothing (no match() needed): for a pattern
+  // that finds, at the node offered, a rewrite that must be rooted at another node (the first of
+  // a group of nodes, before which the new nodes go). The driver would otherwise not offer that
+  // node again when only the offered one changed.
+  void offerAgain(const ir::Node& node);
+
   // ---- rewriting (after a successful match) ----
 
   // A new node before the match root, in its graph, with one fresh output per name hint (names

@@ -435,6 +435,42 @@ def constant_output_models():
                [value("b", T.BOOL, []), value("x", T.FLOAT, [3])], [value("y", T.FLOAT, [3])], 13, [weight])
 
 
+def parallel_matmul_models():
+    """fuse-parallel-matmuls: query, key and value projections of a 3-D input with biases
+    ([N], [1,N], [1,1,N]) at opsets 13 and 18, two 2-D products at opset 9 (the Split's sizes an
+    attribute), int64 products of a 1-D input; a double pair left alone beside them."""
+    value = h.make_tensor_value_info
+    rng = np.random.RandomState(7)
+
+    def const(name, array):
+        return numpy_helper.from_array(array, name)
+
+    for opset in (13, 18):
+        nodes, weights, outputs = [], [], []
+        for name, width, bias_shape in (("q", 8, [8]), ("k", 8, [1, 8]), ("v", 4, [1, 1, 4])):
+            weights += [const(f"w{name}", rng.randn(16, width).astype(np.float32)),
+                        const(f"b{name}", rng.randn(*bias_shape).astype(np.float32))]
+            nodes += [h.make_node("MatMul", ["x", f"w{name}"], [f"m{name}"]),
+                      h.make_node("Add", [f"m{name}", f"b{name}"], [name])]
+            outputs.append(value(name, T.FLOAT, [2, 5, width]))
+        save_newer(f"parallel_matmuls_qkv_op{opset}", nodes, [value("x", T.FLOAT, [2, 5, 16])], outputs,
+                   opset, weights)
+    save_newer("parallel_matmuls_2d_op9",
+               [h.make_node("MatMul", ["x", "a"], ["p"]), h.make_node("Relu", ["p"], ["y"]),
+                h.make_node("MatMul", ["x", "b"], ["z"])],
+               [value("x", T.FLOAT, [3, 6])], [value("y", T.FLOAT, [3, 5]), value("z", T.FLOAT, [3, 2])], 9,
+               [const("a", rng.randn(6, 5).astype(np.float32)), const("b", rng.randn(6, 2).astype(np.float32))])
+    save_newer("parallel_matmuls_int64_op13",
+               [h.make_node("MatMul", ["x", "a"], ["y"]), h.make_node("MatMul", ["x", "b"], ["z"]),
+                h.make_node("MatMul", ["d", "e"], ["u"]), h.make_node("MatMul", ["d", "f"], ["v"])],
+               [value("x", T.INT64, [4]), value("d", T.DOUBLE, [3, 4])],
+               [value("y", T.INT64, [3]), value("z", T.INT64, [2]), value("u", T.DOUBLE, [3, 2]),
+                value("v", T.DOUBLE, [3, 2])], 13,
+               [const("a", rng.randint(-5, 5, (4, 3)).astype(np.int64)),
+                const("b", rng.randint(-5, 5, (4, 2)).astype(np.int64)),
+                const("e", rng.randn(4, 2)), const("f", rng.randn(4, 2))])
+
+
 def main():
     for opset in (9, 13, 17):
         save(f"where_not_op{opset}",
@@ -454,6 +490,7 @@ def main():
     transpose_elementwise_models()
     dequantize_quantize_models()
     constant_output_models()
+    parallel_matmul_models()
 
 
 if __name__ == "__main__":

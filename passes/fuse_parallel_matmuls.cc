@@ -1,0 +1,263 @@
+// fuse-parallel-matmuls: MatMuls that multiply one value X by constant 2-D weights of one height
+// (the query, key and value projections of an attention block) become one MatMul of X by the
+// weights side by side, and a Split of its result along the last axis. When every product is read
+// only by an Add of a constant bias along its last axis, the biases join too: one Add before the
+// Split. Each element of each product is the same dot product as before (ONNX Runtime's kernels
+// sum each one alike whatever the width; checked bit for bit), so the outputs do not change. See
+// docs/passes/fuse-parallel-matmuls.md.
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "onnxopt/ir/type.h"
+#include "onnxopt/rewrite/constant.h"
+#include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/pattern_pass.h"
+#include "onnxopt/rewrite/rewriter.h"
+#include "onnxopt/rewrite/shape_oracle.h"
+#include "onnxopt/rewrite/tensor_util.h"
+
+namespace onnxopt {
+namespace {
+
+// How far before a MatMul the walk looks for another MatMul of its group: the group is rewritten
+// from its first node, before which the new nodes go. Exporters put the projections right after
+// the node that makes X.
+constexpr int kMaxNodesWalkedBack = 256;
+
+// One MatMul of a group: X times a constant 2-D weight read by it alone, and the bias Add after
+// it when there is one. A MatMul whose product nothing reads is none (a rewrite has just left it
+// for the driver to erase).
+struct Member {
+  const ir::Node* matmul;
+  ConstantView weight;
+  const ir::Node* add = nullptr;
+  std::optional<ConstantView> bias;
+
+  int64_t width() const { return weight.dims()[1]; }
+  // The value the rewrite replaces: the Add's result when the biases join, else the product.
+  const ir::Value& result() const { return add ? *add->output(0) : *matmul->output(0); }
+};
+
+std::optional<Member> memberOf(const ir::Node& matmul) {
+  if (matmul.numInputs() != 2 || matmul.input(0) == nullptr || matmul.input(1) == nullptr ||
+      matmul.numOutputs() != 1 || matmul.output(0) == nullptr || !matmul.output(0)->hasUses() ||
+      !matmul.attributes().empty() || !hasSingleReader(*matmul.input(1))) {
+    return std::nullopt;
+  }
+  absl::StatusOr<std::optional<ConstantView>> weight = readConstant(*matmul.input(1));
+  if (!weight.ok() || !*weight || (*weight)->rank() != 2) return std::nullopt;
+  return Member{&matmul, **weight, nullptr, std::nullopt};
+}
+
+// Float, whose products ONNX Runtime sums the same way in any width, and the integer types,
+// whose sums are exact.
+bool joinableType(int32_t elem_type) {
+  return elem_type == onnx::TensorProto::FLOAT || elem_type == onnx::TensorProto::INT32 ||
+         elem_type == onnx::TensorProto::INT64;
+}
+
+// The operand of `add` other than `product`, when it is a constant read by the Add alone, of
+// `elem_type`, and of shape [N] or [1, ..., 1, N] with N the product's width and a rank no higher
+// than `product_rank` (so that the Add's result has the product's shape; 1 when that rank is
+// not known).
+std::optional<ConstantView> biasOf(const ir::Node& add, const ir::Value& product, int64_t width,
+                                   int64_t product_rank, int32_t elem_type) {
+  if (add.numInputs() != 2 || add.numOutputs() != 1 || add.output(0) == nullptr) return {};
+  const ir::Value* bias = add.input(0) == &product ? add.input(1) : add.input(0);
+  if (bias == nullptr || bias == &product || !hasSingleReader(*bias)) return {};
+  absl::StatusOr<std::optional<ConstantView>> read = readConstant(*bias);
+  if (!read.ok() || !*read || (*read)->elemType() != elem_type || (*read)->rank() == 0 ||
+      (*read)->rank() > product_rank) {
+    return {};
+  }
+  const absl::Span<const int64_t> dims = (*read)->dims();
+  if (dims.back() != width ||
+      std::any_of(dims.begin(), dims.end() - 1, [](int64_t d) { return d != 1; })) {
+    return {};
+  }
+  return *std::move(read);
+}
+
+// `parts` side by side along their last axis into a tensor of `dims`: each part holds `rows`
+// rows (a bias is one row). nullopt when a part's elements cannot be read.
+std::optional<onnx::TensorProto> joinColumns(absl::Span<const ConstantView* const> parts,
+                                             int64_t rows, absl::Span<const int64_t> dims,
+                                             int32_t elem_type) {
+  std::vector<std::string> scratch(parts.size());
+  std::vector<absl::string_view> bytes;
+  size_t total = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::optional<absl::string_view> elements = elementBytes(parts[i]->proto(), &scratch[i]);
+    if (!elements) return std::nullopt;
+    bytes.push_back(*elements);
+    total += elements->size();
+  }
+  std::string joined;
+  joined.reserve(total);
+  for (int64_t row = 0; row < rows; ++row) {
+    for (absl::string_view part : bytes) {
+      const size_t row_bytes = part.size() / static_cast<size_t>(rows);
+      joined.append(part.data() + static_cast<size_t>(row) * row_bytes, row_bytes);
+    }
+  }
+  return makeTensor(elem_type, dims, std::move(joined));
+}
+
+// Where `root` stands in `group`: first, or after `earlier`, another member; or too far from
+// the node making `x` (or the graph's start) to tell, when that is more than kMaxNodesWalkedBack
+// nodes back.
+struct Order {
+  bool too_far = false;
+  const ir::Node* earlier = nullptr;
+};
+
+Order orderInGroup(const ir::Node& root, const ir::Value& x, const std::vector<Member>& group) {
+  const ir::Node* node = root.prev();
+  for (int walked = 0; node != nullptr && node != x.producer(); node = node->prev(), ++walked) {
+    if (walked == kMaxNodesWalkedBack) return Order{true, nullptr};
+    if (std::any_of(group.begin(), group.end(),
+                    [&](const Member& member) { return member.matmul == node; })) {
+      return Order{false, node};
+    }
+  }
+  return Order{};
+}
+
+class FuseParallelMatMulsPattern final : public RewritePattern {
+ public:
+  // MatMul 1, 9 and 13 differ in the types they take only. The Split the rewrite makes takes
+  // `split` as an attribute before opset 13 and as an input from 13 on (18 adds num_outputs
+  // beside it), and its axis, the product's last, as -1 from opset 11 on.
+  FuseParallelMatMulsPattern() : RewritePattern("fuse-parallel-matmuls", {"MatMul", 1}) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& root, PatternRewriter& rewriter) const override {
+    std::optional<Member> own = memberOf(root);
+    if (!own) return failure();
+    const ir::Value& x = *root.input(0);
+    const int32_t elem_type = own->weight.elemType();
+    const int64_t height = own->weight.dims()[0];
+    std::vector<Member> group{*own};
+    for (const ir::Use& use : x.uses()) {
+      const ir::Node* reader = use.user();
+      if (reader == nullptr || use.index() != 0 || reader->graph() != root.graph() ||
+          !reader->is("MatMul") ||
+          std::any_of(group.begin(), group.end(),
+                      [&](const Member& member) { return member.matmul == reader; })) {
+        continue;
+      }
+      std::optional<Member> member = memberOf(*reader);
+      if (member && member->weight.elemType() == elem_type &&
+          member->weight.dims()[0] == height) {
+        group.push_back(*std::move(member));
+      }
+    }
+    if (group.size() < 2) return failure();
+    if (!joinableType(elem_type)) {
+      return rewriter.notifyMatchFailure(root, [&] {
+        return absl::StrCat("its weights are ", ir::elemTypeName(elem_type),
+                            "; it joins float, int32 and int64 weights only");
+      });
+    }
+    const Order order = orderInGroup(root, x, group);
+    if (order.too_far) {
+      return rewriter.notifyMatchFailure(root, [&] {
+        return absl::StrCat("'", x.name(), "' is made more than ", kMaxNodesWalkedBack,
+                            " nodes before it: the other MatMuls reading it are not looked for");
+      });
+    }
+    if (order.earlier != nullptr) {
+      // The new nodes go before the group's first MatMul: the rewrite is rooted there.
+      rewriter.offerAgain(*order.earlier);
+      return failure();
+    }
+    // The products have X's rank (1 for a 1-D X). The Split's axis counts from the end from
+    // opset 11 on; before, from the front, which needs that rank.
+    const int64_t opset = rewriter.opsetVersion(root).value_or(0);
+    const std::optional<int64_t> product_rank = rewriter.shapes().rankOf(x);
+    if (product_rank && *product_rank < 1) {
+      return rewriter.notifyMatchFailure(root, "its first operand is a scalar");
+    }
+    if (opset < 11 && !product_rank) {
+      return rewriter.notifyMatchFailure(
+          root, "the rank of its first operand is not known (Split counts axes from the end from "
+                "opset 11 on)");
+    }
+    const bool join_biases = opset >= 7 && std::all_of(group.begin(), group.end(), [&](Member& m) {
+      const ir::Value& product = *m.matmul->output(0);
+      const ir::Node* add = hasSingleReader(product) ? product.uses().front().user() : nullptr;
+      if (add == nullptr || !add->is("Add") || add->graph() != root.graph()) return false;
+      m.bias = biasOf(*add, product, m.width(), product_rank.value_or(1), elem_type);
+      m.add = m.bias ? add : nullptr;
+      return m.bias.has_value();
+    });
+    if (!join_biases) {
+      for (Member& member : group) member.add = nullptr;
+    }
+
+    std::vector<const ConstantView*> weights, biases;
+    std::vector<int64_t> widths;
+    for (const Member& member : group) {
+      weights.push_back(&member.weight);
+      if (join_biases) biases.push_back(&*member.bias);
+      widths.push_back(member.width());
+    }
+    const int64_t width = std::accumulate(widths.begin(), widths.end(), int64_t{0});
+    std::optional<onnx::TensorProto> joined_weight =
+        joinColumns(weights, height, {height, width}, elem_type);
+    std::optional<onnx::TensorProto> joined_bias;
+    if (join_biases) joined_bias = joinColumns(biases, 1, {width}, elem_type);
+    if (!joined_weight || (join_biases && !joined_bias)) {
+      return rewriter.notifyMatchFailure(root, "a weight's or bias's elements cannot be read");
+    }
+
+    if (failed(rewriter.match(root))) return failure();
+    const std::string& hint = root.output(0)->name();
+    ir::Value* weight = rewriter.createInitializer(hint + "_weights", *std::move(joined_weight));
+    ir::Value* joined =
+        rewriter.createNode("MatMul", {root.input(0), weight}, {hint + "_joined"})->output(0);
+    if (join_biases) {
+      ir::Value* bias = rewriter.createInitializer(hint + "_biases", *std::move(joined_bias));
+      joined = rewriter.createNode("Add", {joined, bias}, {hint + "_biased"}, "",
+                                   group.front().add->name())
+                   ->output(0);
+    }
+    std::vector<std::string> names;
+    for (const Member& member : group) names.push_back(member.result().name());
+    std::vector<ir::Value*> split_inputs{joined};
+    if (opset >= 13) split_inputs.push_back(rewriter.createInitializer(hint + "_widths",
+                                                                       makeInt64Tensor(widths)));
+    ir::Node* split = rewriter.createNode("Split", split_inputs, names);
+    rewriter.setIntAttr(*split, "axis", opset >= 11 ? -1 : *product_rank - 1);
+    if (opset < 13) {
+      rewriter.setAttr(*split, ir::Attribute::makeInts("split", widths, rewriter.model().arena()));
+    }
+    for (size_t i = 0; i < group.size(); ++i) {
+      rewriter.replaceAllUsesWith(group[i].result(), *split->output(i));
+    }
+    return success();
+  }
+};
+
+class FuseParallelMatMuls final : public PatternPass {
+ public:
+  FuseParallelMatMuls() : PatternPass("fuse-parallel-matmuls") {}
+
+ private:
+  void populatePatterns(RewritePatternSet& patterns) const override {
+    patterns.add<FuseParallelMatMulsPattern>();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createFuseParallelMatmulsPass() {
+  return std::make_unique<FuseParallelMatMuls>();
+}
+
+}  // namespace onnxopt
