@@ -37,7 +37,8 @@ Two sets, one model file each, named after what it is:
     stack (Conv1d/ConvTranspose1d with BatchNorm, GroupNorm, InstanceNorm), a U-Net (bilinear
     resize to a size read at run time, PixelShuffle, ceil_mode pooling), index ops (gather,
     scatter, topk, cumsum), a float64 head, a bidirectional LSTM and a GRU with zero initial
-    states, nn.MultiheadAttention with a padding mask, a scripted If and Loop:
+    states, nn.MultiheadAttention with a padding mask, attention with separate query, key and
+    value projections (as Hugging Face's BERT), a scripted If and Loop:
     <module>-opset<N>.onnx.
 
 Weights are random but seeded (BatchNormalization statistics too), so every run writes the
@@ -222,6 +223,7 @@ MODULE_MODELS = {
     "double_head": (with_random_batchnorm_statistics(modules.double_head), (13, 17), EVAL, True),
     "recurrent_bidirectional": (modules.recurrent_bidirectional, (11, 14), EVAL, True),
     "padded_attention": (modules.padded_attention, (13, 17), EVAL, True),
+    "separate_projections": (modules.separate_projections, (11, 17), EVAL, True),
     "scripted": (modules.scripted, (13, 16), EVAL, True),
 }
 

@@ -192,6 +192,33 @@ class PaddedAttention(nn.Module):
         return self.norm(x + y), weights
 
 
+class SeparateProjections(nn.Module):
+    """Self-attention as Hugging Face's BERT writes it: the query, key and value projections are
+    three nn.Linear layers of the same input (three MatMuls and three bias Adds in the export),
+    heads split with view/permute, a scaled softmax, then the output projection."""
+
+    def __init__(self, width=32, heads=4):
+        super().__init__()
+        self.query, self.key, self.value = (nn.Linear(width, width) for _ in range(3))
+        self.output, self.heads = nn.Linear(width, width), heads
+
+    def forward(self, x):
+        batch, length, width = x.size()
+        head_width = width // self.heads
+
+        def heads(t):
+            return t.view(batch, length, self.heads, head_width).permute(0, 2, 1, 3)
+
+        q, k, v = heads(self.query(x)), heads(self.key(x)), heads(self.value(x))
+        weights = F.softmax(q @ k.transpose(-1, -2) / head_width ** 0.5, dim=-1)
+        return self.output((weights @ v).permute(0, 2, 1, 3).reshape(batch, length, width))
+
+
+def separate_projections():
+    dynamic = {"x": {0: "batch", 1: "seq"}, "y": {0: "batch", 1: "seq"}}
+    return SeparateProjections(), (torch.randn(BATCH, SEQ, 32),), ["x"], ["y"], dynamic
+
+
 def padded_attention():
     padding = torch.tensor([[False] * 5, [False] * 3 + [True] * 2])
     dynamic = {"x": {0: "batch", 1: "seq"}, "padding": {0: "batch", 1: "seq"}}
