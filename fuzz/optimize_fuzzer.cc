@@ -1,6 +1,8 @@
-// (c) bytes -> load -> -O1 -> verify -> save -> load: on any model that loads and verifies, the
-// -O1 pipeline either succeeds or fails with an error, and either way leaves a model that
-// verifies (optimize() promises a valid model even after a failing pass), saves, and loads back.
+// (c) bytes -> load -> -O1 or -O2 -> verify -> save -> load: on any model that loads and
+// verifies, the pipeline either succeeds or fails with an error, and either way leaves a model
+// that verifies (optimize() promises a valid model even after a failing pass), saves, and loads
+// back. Inputs of even size run -O1, of odd size -O2 (its passes beyond -O1's), so that a
+// mutation that adds or drops a byte tries the other.
 
 #include <cstddef>
 #include <cstdint>
@@ -19,10 +21,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (model == nullptr) return 0;
 
   OptimizeOptions options;
-  options.fixed_point = true;  // as the CLI runs -O1
+  options.fixed_point = true;  // as the CLI runs named pipelines
+  const char* pipeline = size % 2 == 0 ? "-O1" : "-O2";
   // The status is not checked: a pass may refuse a model. The model must stay valid regardless.
-  (void)optimizeModel(*model, "-O1", options);
-  fuzz::check(ir::verify(*model), "the model verifies after -O1");
+  (void)optimizeModel(*model, pipeline, options);
+  fuzz::check(ir::verify(*model), "the model verifies after the pipeline");
   const std::string saved =
       fuzz::checked(ir::saveModelToBytes(*model), "an optimized model saves");
   std::unique_ptr<ir::Model> reloaded =

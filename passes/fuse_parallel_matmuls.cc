@@ -84,6 +84,17 @@ std::optional<ConstantView> biasOf(const ir::Node& add, const ir::Value& product
   return *std::move(read);
 }
 
+// Sets `member`'s bias Add when its product is read by one Add alone, of a bias biasOf takes.
+bool attachBias(Member& member, int64_t product_rank) {
+  const ir::Value& product = *member.matmul->output(0);
+  const ir::Node* add = hasSingleReader(product) ? product.uses().front().user() : nullptr;
+  if (add == nullptr || !add->is("Add") || add->graph() != member.matmul->graph()) return false;
+  member.bias =
+      biasOf(*add, product, member.width(), product_rank, member.weight.elemType());
+  member.add = member.bias ? add : nullptr;
+  return member.add != nullptr;
+}
+
 // `parts` side by side along their last axis into a tensor of `dims`: each part holds `rows`
 // rows (a bias is one row). nullopt when a part's elements cannot be read.
 std::optional<onnx::TensorProto> joinColumns(absl::Span<const ConstantView* const> parts,
@@ -188,14 +199,11 @@ class FuseParallelMatMulsPattern final : public RewritePattern {
           root, "the rank of its first operand is not known (Split counts axes from the end from "
                 "opset 11 on)");
     }
-    const bool join_biases = opset >= 7 && std::all_of(group.begin(), group.end(), [&](Member& m) {
-      const ir::Value& product = *m.matmul->output(0);
-      const ir::Node* add = hasSingleReader(product) ? product.uses().front().user() : nullptr;
-      if (add == nullptr || !add->is("Add") || add->graph() != root.graph()) return false;
-      m.bias = biasOf(*add, product, m.width(), product_rank.value_or(1), elem_type);
-      m.add = m.bias ? add : nullptr;
-      return m.bias.has_value();
-    });
+    // The biases join only when every product has one (numpy broadcasting: Add 7 on).
+    bool join_biases = opset >= 7;
+    for (Member& member : group) {
+      join_biases = join_biases && attachBias(member, product_rank.value_or(1));
+    }
     if (!join_biases) {
       for (Member& member : group) member.add = nullptr;
     }
