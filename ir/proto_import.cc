@@ -89,6 +89,30 @@ const char* wireTypeName(const google::protobuf::FieldDescriptor& field) {
 
 }  // namespace
 
+namespace {
+
+// A domain imported twice has no one opset: ONNX Runtime runs the model at the last version
+// listed, libonnx's shape inference is not safe on it (it crashed on one such model), and the
+// passes would read the first. Such a model is refused rather than optimized by a guess.
+absl::Status checkOpsetImportsUnique(const onnx::ModelProto& model) {
+  absl::flat_hash_map<absl::string_view, int64_t> versions;
+  for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
+    absl::string_view domain = opset.domain();
+    if (domain == "ai.onnx") domain = "";
+    const auto [first, inserted] = versions.emplace(domain, opset.version());
+    if (!inserted) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the model imports ",
+          domain.empty() ? std::string("the ONNX domain") : absl::StrCat("the domain '", domain, "'"),
+          " twice (opsets ", first->second, " and ", opset.version(),
+          "): which one its nodes follow is ambiguous"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 // protobuf keeps a field it cannot read as its declared type (a wrong wire type, or an enum value
 // the schema does not list) among the unknown fields, under its known number. Fields whose number
 // ONNX 1.12 does not know come from a newer ONNX and are kept.
@@ -133,6 +157,7 @@ class ProtoImporter {
           opset, [&] { return absl::StrCat("opset import '", opset.domain(), "'"); });
       if (!status.ok()) return status;
     }
+    if (absl::Status status = checkOpsetImportsUnique(*proto); !status.ok()) return status;
     if (!proto->has_graph()) return absl::InvalidArgumentError("the model has no graph");
     ProtoPtr<onnx::GraphProto> graph(proto->unsafe_arena_release_graph());
     model_->base_dir_ = external_data_.baseDir();

@@ -238,6 +238,30 @@ g (float[2,3] X) => (float[3,2] Y) { Y = Transpose<perm = [1, 0]>(X) }
   status = loadModelFromBytes(serialize(unknown_type)).status();
   EXPECT_EQ(status.message(), "node with output 'Y' (Transpose): attribute 'perm' has an unknown type");
 
+  onnx::ModelProto two_imports = parseProto(kLinear);
+  two_imports.add_opset_import()->set_version(21);
+  status = loadModelFromBytes(serialize(two_imports)).status();
+  EXPECT_EQ(status.message(),
+            "the model imports the ONNX domain twice (opsets 13 and 21): which one its nodes "
+            "follow is ambiguous");
+  onnx::ModelProto many_domains = parseProto(kLinear);
+  for (const char* domain : {"ai.onnx.ml", "com.microsoft", "com.microsoft.nchwc", "ai.onnx.training"}) {
+    onnx::OperatorSetIdProto* opset = many_domains.add_opset_import();
+    opset->set_domain(domain);
+    opset->set_version(1);
+  }
+  EXPECT_TRUE(loadModelFromBytes(serialize(many_domains)).ok()) << "each domain once";
+  onnx::ModelProto custom_twice = parseProto(kLinear);
+  for (int version : {1, 1}) {
+    onnx::OperatorSetIdProto* opset = custom_twice.add_opset_import();
+    opset->set_domain("com.example");
+    opset->set_version(version);
+  }
+  status = loadModelFromBytes(serialize(custom_twice)).status();
+  EXPECT_EQ(status.message(),
+            "the model imports the domain 'com.example' twice (opsets 1 and 1): which one its "
+            "nodes follow is ambiguous");
+
   onnx::ModelProto no_output = parseProto(kLinear);
   no_output.mutable_graph()->mutable_output(0)->set_name("nowhere");
   status = loadModelFromBytes(serialize(no_output)).status();
