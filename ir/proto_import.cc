@@ -103,7 +103,8 @@ absl::Status checkOpsetImportsUnique(const onnx::ModelProto& model) {
     if (!inserted) {
       return absl::InvalidArgumentError(absl::StrCat(
           "the model imports ",
-          domain.empty() ? std::string("the ONNX domain") : absl::StrCat("the domain '", domain, "'"),
+          domain.empty() ? std::string("the ONNX domain")
+                         : absl::StrCat("the domain '", domain, "'"),
           " twice (opsets ", first->second, " and ", opset.version(),
           "): which one its nodes follow is ambiguous"));
     }

@@ -245,7 +245,8 @@ g (float[2,3] X) => (float[3,2] Y) { Y = Transpose<perm = [1, 0]>(X) }
             "the model imports the ONNX domain twice (opsets 13 and 21): which one its nodes "
             "follow is ambiguous");
   onnx::ModelProto many_domains = parseProto(kLinear);
-  for (const char* domain : {"ai.onnx.ml", "com.microsoft", "com.microsoft.nchwc", "ai.onnx.training"}) {
+  for (const char* domain :
+       {"ai.onnx.ml", "com.microsoft", "com.microsoft.nchwc", "ai.onnx.training"}) {
     onnx::OperatorSetIdProto* opset = many_domains.add_opset_import();
     opset->set_domain(domain);
     opset->set_version(1);
