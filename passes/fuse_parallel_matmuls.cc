@@ -95,31 +95,6 @@ bool attachBias(Member& member, int64_t product_rank) {
   return member.add != nullptr;
 }
 
-// `parts` side by side along their last axis into a tensor of `dims`: each part holds `rows`
-// rows (a bias is one row). nullopt when a part's elements cannot be read.
-std::optional<onnx::TensorProto> joinColumns(absl::Span<const ConstantView* const> parts,
-                                             int64_t rows, absl::Span<const int64_t> dims,
-                                             int32_t elem_type) {
-  std::vector<std::string> scratch(parts.size());
-  std::vector<absl::string_view> bytes;
-  size_t total = 0;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    std::optional<absl::string_view> elements = elementBytes(parts[i]->proto(), &scratch[i]);
-    if (!elements) return std::nullopt;
-    bytes.push_back(*elements);
-    total += elements->size();
-  }
-  std::string joined;
-  joined.reserve(total);
-  for (int64_t row = 0; row < rows; ++row) {
-    for (absl::string_view part : bytes) {
-      const size_t row_bytes = part.size() / static_cast<size_t>(rows);
-      joined.append(part.data() + static_cast<size_t>(row) * row_bytes, row_bytes);
-    }
-  }
-  return makeTensor(elem_type, dims, std::move(joined));
-}
-
 // Where `root` stands in `group`: first, or after `earlier`, another member; or too far from
 // the node making `x` (or the graph's start) to tell, when that is more than kMaxNodesWalkedBack
 // nodes back.
@@ -208,18 +183,18 @@ class FuseParallelMatMulsPattern final : public RewritePattern {
       for (Member& member : group) member.add = nullptr;
     }
 
-    std::vector<const ConstantView*> weights, biases;
+    std::vector<const onnx::TensorProto*> weights, biases;
     std::vector<int64_t> widths;
     for (const Member& member : group) {
-      weights.push_back(&member.weight);
-      if (join_biases) biases.push_back(&*member.bias);
+      weights.push_back(&member.weight.proto());
+      if (join_biases) biases.push_back(&member.bias->proto());
       widths.push_back(member.width());
     }
     const int64_t width = std::accumulate(widths.begin(), widths.end(), int64_t{0});
     std::optional<onnx::TensorProto> joined_weight =
-        joinColumns(weights, height, {height, width}, elem_type);
+        joinLastAxis(weights, height, {height, width}, elem_type);
     std::optional<onnx::TensorProto> joined_bias;
-    if (join_biases) joined_bias = joinColumns(biases, 1, {width}, elem_type);
+    if (join_biases) joined_bias = joinLastAxis(biases, 1, {width}, elem_type);
     if (!joined_weight || (join_biases && !joined_bias)) {
       return rewriter.notifyMatchFailure(root, "a weight's or bias's elements cannot be read");
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "absl/base/casts.h"
@@ -326,6 +327,30 @@ absl::StatusOr<TensorProto> transposeTensor(const TensorProto& tensor,
   }
   transposeTypedField(tensor, values.per_element, dims, perm, &out);
   return out;
+}
+
+std::optional<TensorProto> joinLastAxis(absl::Span<const TensorProto* const> parts, int64_t rows,
+                                        absl::Span<const int64_t> dims, int32_t elem_type) {
+  if (rows <= 0) return std::nullopt;
+  std::vector<std::string> scratch(parts.size());
+  std::vector<absl::string_view> bytes;
+  size_t total = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::optional<absl::string_view> elements = elementBytes(*parts[i], &scratch[i]);
+    absl::StatusOr<int64_t> count = ir::tensorElementCount(*parts[i]);
+    if (!elements || !count.ok() || *count % rows != 0) return std::nullopt;
+    bytes.push_back(*elements);
+    total += elements->size();
+  }
+  std::string joined;
+  joined.reserve(total);
+  for (int64_t row = 0; row < rows; ++row) {
+    for (absl::string_view part : bytes) {
+      const size_t row_bytes = part.size() / static_cast<size_t>(rows);
+      joined.append(part.data() + static_cast<size_t>(row) * row_bytes, row_bytes);
+    }
+  }
+  return makeTensor(elem_type, dims, std::move(joined));
 }
 
 bool sameTensorContents(const TensorProto& a, const TensorProto& b) {

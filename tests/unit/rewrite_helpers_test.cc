@@ -283,6 +283,25 @@ TEST(TensorUtilTest, TransposeRefusesBadPermsDataAndExternalTensors) {
   EXPECT_TRUE(contains(transposeTensor(external, {1, 0}).status().message(), "external"));
 }
 
+TEST(TensorUtilTest, JoinsPartsAlongTheLastAxisWhateverTheStorage) {
+  const TensorProto a = makeFloatTensor({1, 2, 3, 4}, {2, 2});
+  const TensorProto b = makeTensor(TensorProto::FLOAT, {2, 1}, bytesOf<float>({5, 6}));
+  std::optional<TensorProto> joined = joinLastAxis({&a, &b}, 2, {2, 3}, TensorProto::FLOAT);
+  ASSERT_TRUE(joined.has_value());
+  EXPECT_TRUE(sameTensorContents(*joined, makeFloatTensor({1, 2, 5, 3, 4, 6}, {2, 3})));
+  std::optional<TensorProto> one_row = joinLastAxis({&a, &b}, 1, {6}, TensorProto::FLOAT);
+  ASSERT_TRUE(one_row.has_value());
+  EXPECT_TRUE(sameTensorContents(*one_row, makeFloatTensor({1, 2, 3, 4, 5, 6}, {6})));
+  const TensorProto three = makeFloatTensor({1, 2, 3}, {3});
+  EXPECT_FALSE(joinLastAxis({&three}, 2, {3}, TensorProto::FLOAT).has_value())
+      << "3 elements are no 2 rows";
+  TensorProto strings;
+  strings.set_data_type(TensorProto::STRING);
+  strings.add_dims(1);
+  strings.add_string_data("x");
+  EXPECT_FALSE(joinLastAxis({&strings}, 1, {1}, TensorProto::STRING).has_value());
+}
+
 TEST(TensorUtilTest, SameContentsComparesElementsWhateverTheStorage) {
   const TensorProto typed = makeFloatTensor({1.5f, -0.0f}, {2});
   const TensorProto raw = makeTensor(TensorProto::FLOAT, {2}, bytesOf<float>({1.5f, -0.0f}));

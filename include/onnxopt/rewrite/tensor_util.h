@@ -52,6 +52,15 @@ ONNXOPT_API std::optional<int64_t> dataBytes(const onnx::TensorProto& tensor, in
 ONNXOPT_API absl::StatusOr<onnx::TensorProto> transposeTensor(const onnx::TensorProto& tensor,
                                                               absl::Span<const int64_t> perm);
 
+// `parts` side by side along their last axis, as a tensor of `elem_type` and `dims`: each part
+// holds `rows` rows (its elements split evenly), and row r of the result is row r of each part in
+// turn (weights [K, N_i] joined into [K, sum N_i]; biases of N_i elements, one row each, into
+// [sum N_i]). Data in raw_data. nullopt when a part's elements cannot be read (elementBytes) or
+// do not split into `rows` rows; the caller makes the dims match.
+ONNXOPT_API std::optional<onnx::TensorProto> joinLastAxis(
+    absl::Span<const onnx::TensorProto* const> parts, int64_t rows,
+    absl::Span<const int64_t> dims, int32_t elem_type);
+
 // Same element type, same dims and bitwise-equal elements, whichever storage each uses (strings
 // compared by value). False when either has external or segmented data, or malformed data.
 ONNXOPT_API bool sameTensorContents(const onnx::TensorProto& a, const onnx::TensorProto& b);
