@@ -133,9 +133,9 @@ class FoldConstantNode final : public RewritePattern {
 
     // A body output is replaced by a Constant node before `node` (createConstantFor), which a
     // twin earlier in the body could not read.
-    const bool returns_body_output = node.graph()->parentNode() != nullptr &&
-        std::any_of(node.outputs().begin(), node.outputs().end(),
-                    [](const ir::Value* v) { return v && v->isGraphOutput(); });
+    const bool returns_body_output = std::any_of(
+        node.outputs().begin(), node.outputs().end(),
+        [](const ir::Value* v) { return v != nullptr && isBodyOutput(*v); });
     std::vector<const ir::Node*> readers;
     if (!returns_body_output) readers = twinsOf(node);
     readers.push_back(&node);

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "onnxopt/rewrite/constant.h"
+#include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 
@@ -31,7 +32,7 @@ class LiftConstantToInitializer final : public RewritePattern {
                                 PatternRewriter& rewriter) const override {
     const ir::Value* output = constant.output(0);
     if (output == nullptr || !output->hasUses()) return failure();
-    if (output->isGraphOutput() && constant.graph()->parentNode() != nullptr) {
+    if (isBodyOutput(*output)) {
       return rewriter.notifyMatchFailure(
           constant, "its output is a body output, which must be computed in the body");
     }

@@ -6,6 +6,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "describe.h"
+#include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/node_check.h"
 #include "onnxopt/pass/pass.h"
 #include "worklist.h"
@@ -338,11 +339,7 @@ ir::Value* PatternRewriter::createInitializer(const std::string& name_hint,
 
 ir::Value* PatternRewriter::createConstantFor(const ir::Value& replaced,
                                              onnx::TensorProto tensor) {
-  const bool body_output = std::any_of(
-      replaced.uses().begin(), replaced.uses().end(), [](const ir::Use& use) {
-        return use.isGraphOutput() && use.graphOutputOf()->parentNode() != nullptr;
-      });
-  if (!body_output) return createInitializer(replaced.name(), std::move(tensor));
+  if (!isBodyOutput(replaced)) return createInitializer(replaced.name(), std::move(tensor));
   ir::Node* constant = createNode("Constant", {}, {replaced.name()});
   setAttr(*constant, ir::Attribute::makeTensor("value", std::move(tensor), model_.arena()));
   return constant->output(0);
