@@ -306,6 +306,12 @@ motif (float[3,4] X) => (float[3,4] Y) <int64[1] A1 = {0}, int64[1] A2 = {2}, in
   v = Unsqueeze(u, A2)
   Y = Reshape(v, s)
 })"},
+      {"eliminate-transpose-before-axis-removal", R"(<ir_version: 8, opset_import: ["" : 13]>
+motif (float[N,1,8] X) => (float[N,1,8] Y) <int64 I = {0}, int64[1] A = {1}> {
+  t = Transpose<perm = [1, 0, 2]>(X)
+  g = Gather(t, I)
+  Y = Unsqueeze(g, A)
+})"},
       {"fuse-consecutive-squeezes", R"(<ir_version: 8, opset_import: ["" : 13]>
 motif (float[1,3,1,4] X) => (float[1,3,1,4] Y) <int64[1] A1 = {0}, int64[1] A2 = {1}, int64[4] s = {1, 3, 1, 4}> {
   a = Squeeze(X, A1)

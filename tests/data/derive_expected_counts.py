@@ -18,7 +18,9 @@ and were measured with onnx-opt -O1 (outputs equal under ONNX Runtime,
 equivalence.test_models_O1). Likewise "note_catalogue" marks the entries measured once -O1
 ran the standard catalogue (eliminate-identity, eliminate-common-subexpressions, the nop
 eliminations), and "note_reshape_rnn" those measured once fuse-concat-into-reshape wrote -1 for
-an entry not known and eliminate-zero-rnn-initial-state dropped zero RNN states. Do not rerun
+an entry not known and eliminate-zero-rnn-initial-state dropped zero RNN states, and
+"note_transpose_axis_removal" the RNN exports measured once eliminate-transpose-before-axis-removal
+read around the Transpose before their last step. Do not rerun
 this script to rewrite them until `reference_o1` models those too.
 
     /usr/bin/python3 tests/data/derive_expected_counts.py

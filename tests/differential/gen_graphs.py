@@ -1077,11 +1077,12 @@ class Graph:
     def motif_transpose(self, cur):
         """Two of: the identity perm; two Transposes that compose (to the identity or not, 2-D
         and 3-D, the inner one read elsewhere now and then); and, more often, a Transpose, a chain
-        of elementwise nodes and a Transpose, 2-D and 3-D (transpose_across), or Transposes of
-        one perm feeding a broadcasting node (transpose_merge)."""
+        of elementwise nodes and a Transpose, 2-D and 3-D (transpose_across), Transposes of
+        one perm feeding a broadcasting node (transpose_merge), or a Transpose read by a Gather or
+        Squeeze that removes axes (transpose_axis_removal)."""
         self.motifs.append('transpose')
         for form in self.forms(['identity', 'pair', 'pair-3d'] + ['across-2d'] * 2 + ['across-3d'] * 3
-                               + ['merge'] * 3, 2):
+                               + ['merge'] * 3 + ['axis-removal'] * 3, 2):
             cur = self.then(cur, self.transpose_form(cur, form))
         return cur
 
@@ -1093,6 +1094,8 @@ class Graph:
             return self.transpose_across(cur, 3)
         if form == 'merge':
             return self.transpose_merge(cur)
+        if form == 'axis-removal':
+            return self.transpose_axis_removal(cur)
         if form == 'identity':
             return self.op('Transpose', [cur], [m, k], self.elem_of[cur], perm=[0, 1])
         if form == 'pair':
@@ -1111,6 +1114,48 @@ class Graph:
         """Transpose of x by perm; a reversing perm left out now and then (it is the default)."""
         attrs = {} if perm == list(range(len(perm)))[::-1] and self.chance(0.3) else {'perm': perm}
         return self.op('Transpose', [x], [self.shape[x][p] for p in perm], self.elem_of[x], **attrs)
+
+    def transpose_axis_removal(self, cur):
+        """3-D Transposes read by a Gather of a scalar index (negative ones and a negative axis
+        at times from opset 11) and by a Squeeze of the axis of 1 they moved:
+        eliminate-transpose-before-axis-removal reads the source when the kept axes stay in its
+        order. They do mostly; a third of the time they are shuffled. Near misses, a fifth of the
+        time each: indices of shape [1]; the Transpose read elsewhere too (it then stays, the
+        Gather or Squeeze still reads the source)."""
+        m, k = self.shape[cur]
+        for squeeze in (False, True):
+            if squeeze:
+                one = self.rng.randrange(3)
+                x = self.unsqueeze(cur, [one]) if self.chance(0.5) else \
+                    self.graph_input([1 if i == one else d for i, d in enumerate([2, m, k])])
+                one = self.shape[x].index(1)
+            else:
+                x = self.unsqueeze(cur, [self.rng.randint(0, 2)]) if self.chance(0.3) else self.tensor([2, m, k])
+            # The removed axis of T, and X's axis that goes there.
+            axis = self.rng.randrange(3)
+            source_axis = one if squeeze else self.rng.randrange(3)
+            kept = [a for a in range(3) if a != source_axis]
+            if self.chance(0.3):
+                self.rng.shuffle(kept)
+            perm = kept[:axis] + [source_axis] + kept[axis:]
+            t = self.transpose(x, perm)
+            near = self.pick(['rank-1', 'shared']) if self.chance(0.2) else None
+            if near == 'shared':
+                self.mark_output(self.op('Neg', [t], self.shape[t], self.elem_of[t]))
+            if squeeze:
+                y = self.squeeze(t, [axis - 3 if self.opset >= 11 and self.chance(0.5) else axis])
+            else:
+                size = self.shape[t][axis]
+                index = self.rng.randrange(size) if isinstance(size, int) else 0
+                if self.opset >= 11 and isinstance(size, int) and self.chance(0.3):
+                    index -= size
+                index_shape = [1] if near == 'rank-1' else []
+                indices = self.constant(index_shape, np.full(index_shape, index, dtype=np.int64), TensorProto.INT64)
+                out = self.shape[t][:axis] + index_shape + self.shape[t][axis + 1:]
+                attrs = {'axis': axis - 3 if self.opset >= 11 and self.chance(0.3) else axis}
+                y = self.op('Gather', [t, indices], out, self.elem_of[t], **attrs)
+            self.mark_output(y)
+        return cur
 
     def transpose_across(self, cur, rank):
         """Transpose(X, p1) -> 1 to 3 elementwise nodes -> Transpose(p2): what

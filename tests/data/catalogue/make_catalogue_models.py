@@ -435,6 +435,45 @@ def constant_output_models():
                [value("b", T.BOOL, []), value("x", T.FLOAT, [3])], [value("y", T.FLOAT, [3])], 13, [weight])
 
 
+def transpose_axis_removal_models():
+    """eliminate-transpose-before-axis-removal: the last and first steps of a batch-first
+    sequence (Gather of a scalar index, negative too), a channel of an NHWC tensor, a Transpose
+    without perm, Squeezes with axes as attribute (negative at opset 11) and as input, in int64,
+    float and bool; near misses beside them: indices of rank 1, kept axes out of order."""
+    value = h.make_tensor_value_info
+
+    def const(name, array):
+        return numpy_helper.from_array(array, name)
+
+    for opset in (1, 11, 13):
+        index = [const("last", np.array(-1 if opset >= 11 else 4, dtype=np.int64)),
+                 const("first", np.array(0, dtype=np.int64)), const("pair", np.array([0, 2], dtype=np.int64))]
+        squeeze = (h.make_node("Squeeze", ["h", "axes"], ["s"]) if opset >= 13 else
+                   h.make_node("Squeeze", ["h"], ["s"], axes=[-4, -2] if opset >= 11 else [0, 2]))
+        if opset >= 13:
+            index.append(const("axes", np.array([0, 2], dtype=np.int64)))
+        save_newer(f"transpose_axis_removal_op{opset}",
+                   [h.make_node("Transpose", ["x"], ["t"], perm=[1, 0, 2]),
+                    h.make_node("Gather", ["t", "last"], ["y_last"], axis=1),
+                    h.make_node("Gather", ["t", "first"], ["y_first"], axis=1),
+                    h.make_node("Gather", ["t", "pair"], ["y_pair"], axis=1),
+                    h.make_node("Transpose", ["c"], ["n"], perm=[0, 2, 3, 1]),
+                    h.make_node("Gather", ["n", "first"], ["y_channel"], axis=3),
+                    h.make_node("Transpose", ["m"], ["mt"]),
+                    h.make_node("Gather", ["mt", "first"], ["y_column"]),
+                    h.make_node("Gather", ["mt", "first"], ["y_row"], axis=1),
+                    h.make_node("Transpose", ["g"], ["h"], perm=[3, 0, 1, 2]), squeeze,
+                    h.make_node("Transpose", ["g"], ["u"], perm=[0, 2, 1, 3]),
+                    h.make_node("Gather", ["u", "first"], ["y_reordered"], axis=0)],
+                   [value("x", T.FLOAT, [5, 2, 3]), value("c", T.INT64, [2, 3, 2, 2]), value("m", T.FLOAT, [3, 4]),
+                    value("g", T.BOOL, [2, 1, 3, 1])],
+                   [value("y_last", T.FLOAT, [2, 3]), value("y_first", T.FLOAT, [2, 3]),
+                    value("y_pair", T.FLOAT, [2, 2, 3]), value("y_channel", T.INT64, [2, 2, 2]),
+                    value("y_column", T.FLOAT, [3]), value("y_row", T.FLOAT, [4]), value("s", T.BOOL, [2, 3]),
+                    value("y_reordered", T.BOOL, [3, 1, 1])],
+                   opset, index)
+
+
 def parallel_matmul_models():
     """fuse-parallel-matmuls: query, key and value projections of a 3-D input with biases
     ([N], [1,N], [1,1,N]) at opsets 13 and 18, two 2-D products at opset 9 (the Split's sizes an
@@ -491,6 +530,7 @@ def main():
     dequantize_quantize_models()
     constant_output_models()
     parallel_matmul_models()
+    transpose_axis_removal_models()
 
 
 if __name__ == "__main__":
