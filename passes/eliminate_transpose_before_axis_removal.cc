@@ -91,7 +91,8 @@ class GatherOfTranspose final : public RewritePattern {
     if (!read) return status;
     const ir::Value* indices = gather.input(1);
     if (indices == nullptr) return failure();
-    const std::optional<ir::Shape>& index_shape = rewriter.shapes().inferredTypeOf(*indices).shape();
+    const std::optional<ir::Shape>& index_shape =
+        rewriter.shapes().inferredTypeOf(*indices).shape();
     if (!index_shape || !index_shape->empty()) {
       return rewriter.notifyMatchFailure(gather, [&] {
         return absl::StrCat("its indices '", indices->name(), "' are not known to be a scalar (",

@@ -493,8 +493,8 @@ class Graph:
 
     def motif_matmul_add(self, cur):
         """One or two linear layers in a row (the second reads the first's result where that is
-        2-D with cur's rows), or, a third of the time, parallel projections of one input."""
-        if self.chance(0.33):
+        2-D with cur's rows), or, half of the time, parallel projections of one input."""
+        if self.chance(0.5):
             return self.then(cur, self.parallel_projections(cur))
         for _ in range(self.pick([1, 2])):
             cur = self.then(cur, self.linear_layer(cur))
@@ -502,23 +502,39 @@ class Graph:
 
     def parallel_projections(self, cur):
         """Two or three MatMuls of one input (cur, or a 3-D or 1-D tensor) by constant weights,
-        each with a bias Add along the last axis, or all or some without (fuse-parallel-matmuls).
-        Near misses now and then: a weight another node reads too, a weight that is a graph input,
-        a bias of the product's full shape. The products are summed when their widths agree."""
+        each with a bias Add along the last axis, or all or some without; or, half of the time
+        (float types, opset 7 on), Gemms of cur with one setting (transB, alpha, beta at random),
+        with C of [N] or [1, N] in all, some or none (fuse-parallel-matmuls). Near misses now and
+        then: a weight another node reads too, a weight that is a graph input, a bias of the
+        product's full shape, a Gemm of another alpha. The products are summed when their widths
+        agree."""
         m, k = self.shape[cur]
         if not self.is_float and self.opset < 9:
             return cur  # integer MatMul from opset 9
         self.motifs.append('parallel-matmuls')
-        x = self.pick([cur] * 3 + [self.tensor(['B' if self.chance(0.5) else 2, m, k]), self.tensor([k])])
+        gemm = self.is_float and self.opset >= 7 and self.chance(0.5)
+        x = cur if gemm else \
+            self.pick([cur] * 3 + [self.tensor(['B' if self.chance(0.5) else 2, m, k]), self.tensor([k])])
         lead = self.shape[x][:-1]
         biases = self.pick(['all', 'all', 'some', 'none']) if self.opset >= 7 else 'none'
+        if gemm and self.opset < 11:
+            biases = 'all'  # C is required before opset 11
+        settings = {'transB': self.pick([0, 1]), 'alpha': self.pick([1.0, 0.5]), 'beta': self.pick([1.0, 2.0])}
         results = []
         for i in range(self.pick([2, 3])):
             n = self.rng.randint(1, 4)
-            near = self.pick(['shared', 'input', 'full-bias']) if self.chance(0.15) else None
-            w = self.graph_input([k, n]) if near == 'input' else self.constant([k, n])
+            near = self.pick(['shared', 'input', 'full-bias' if not gemm else 'settings']) \
+                if self.chance(0.15) else None
+            w_shape = [n, k] if gemm and settings['transB'] else [k, n]
+            w = self.graph_input(w_shape) if near == 'input' else self.constant(w_shape)
             if near == 'shared':
-                self.mark_output(self.op('Neg' if self.is_float or self.opset >= 6 else 'Abs', [w], [k, n]))
+                self.mark_output(self.op('Neg' if self.is_float or self.opset >= 6 else 'Abs', [w], w_shape))
+            if gemm:
+                with_c = biases == 'all' or (biases == 'some' and i > 0)
+                c = [self.constant(self.pick([[n], [1, n]]))] if with_c else []
+                attrs = dict(settings, alpha=2.0) if near == 'settings' else settings
+                results.append(self.op('Gemm', [x, w] + c, [m, n], **attrs))
+                continue
             product = self.op('MatMul', [x, w], lead + [n])
             if biases == 'all' or (biases == 'some' and i > 0):
                 full = near == 'full-bias' and lead and all(isinstance(d, int) for d in lead)
@@ -2369,7 +2385,7 @@ ROTATION = FAMILIES + BODY_FAMILIES + ['layer_norm', 'rms_norm', 'gelu']
 # every CI batch (conv has five fusions; the graphs of 4 seeds were counted to set these), less
 # for one whose patterns fire in most graphs it is in; If and Loop run another motif in their body.
 # Transpose's chains across elementwise nodes fire in some 30 graphs of each batch at 1.5.
-FAMILY_WEIGHTS = {'conv': 3.5, 'fold': 3, 'squeeze': 2.5, 'matmul_add': 2.5, 'transpose_gemm': 2.5,
+FAMILY_WEIGHTS = {'conv': 3.5, 'fold': 3, 'squeeze': 2.5, 'matmul_add': 3, 'transpose_gemm': 2.5,
                   'identity': 2, 'reshape': 1.5, 'pad_slice': 1.5, 'concat_split': 1.5, 'cast': 2,
                   'gemm_bn': 1.5, 'idempotent': 1.5, 'layer_norm': 1.5, 'gelu': 1.5, 'hard': 1.5,
                   'unet': 1.5, 'transpose': 1.5, 'if': 2, 'loop': 2}

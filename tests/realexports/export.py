@@ -38,7 +38,8 @@ Two sets, one model file each, named after what it is:
     resize to a size read at run time, PixelShuffle, ceil_mode pooling), index ops (gather,
     scatter, topk, cumsum), a float64 head, a bidirectional LSTM and a GRU with zero initial
     states, nn.MultiheadAttention with a padding mask, attention with separate query, key and
-    value projections (as Hugging Face's BERT), a scripted If and Loop:
+    value projections (as Hugging Face's BERT), a detector's class and box heads (two Gemms of
+    one input), a scripted If and Loop:
     <module>-opset<N>.onnx.
 
 Weights are random but seeded (BatchNormalization statistics too), so every run writes the
@@ -224,6 +225,7 @@ MODULE_MODELS = {
     "recurrent_bidirectional": (modules.recurrent_bidirectional, (11, 14), EVAL, True),
     "padded_attention": (modules.padded_attention, (13, 17), EVAL, True),
     "separate_projections": (modules.separate_projections, (11, 17), EVAL, True),
+    "detection_heads": (modules.detection_heads, (9, 17), EVAL, True),
     "scripted": (modules.scripted, (13, 16), EVAL, True),
 }
 

@@ -219,6 +219,27 @@ def separate_projections():
     return SeparateProjections(), (torch.randn(BATCH, SEQ, 32),), ["x"], ["y"], dynamic
 
 
+class DetectionHeads(nn.Module):
+    """A box head as torchvision's Faster R-CNN writes it: two Linear layers over flattened
+    region features, then the class scores and the box deltas, two nn.Linear layers of the same
+    features (two Gemms of one input in the export)."""
+
+    def __init__(self, features=48, hidden=32, classes=5):
+        super().__init__()
+        self.fc6, self.fc7 = nn.Linear(features, hidden), nn.Linear(hidden, hidden)
+        self.cls_score, self.bbox_pred = nn.Linear(hidden, classes), nn.Linear(hidden, 4 * classes)
+
+    def forward(self, regions):
+        x = F.relu(self.fc7(F.relu(self.fc6(regions.flatten(start_dim=1)))))
+        return self.cls_score(x), self.bbox_pred(x)
+
+
+def detection_heads():
+    dynamic = {"regions": {0: "regions"}}
+    return (DetectionHeads(), (torch.randn(6, 3, 4, 4),), ["regions"], ["scores", "deltas"],
+            dynamic)
+
+
 def padded_attention():
     padding = torch.tensor([[False] * 5, [False] * 3 + [True] * 2])
     dynamic = {"x": {0: "batch", 1: "seq"}, "padding": {0: "batch", 1: "seq"}}

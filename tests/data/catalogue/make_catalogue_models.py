@@ -477,7 +477,8 @@ def transpose_axis_removal_models():
 def parallel_matmul_models():
     """fuse-parallel-matmuls: query, key and value projections of a 3-D input with biases
     ([N], [1,N], [1,1,N]) at opsets 13 and 18, two 2-D products at opset 9 (the Split's sizes an
-    attribute), int64 products of a 1-D input; a double pair left alone beside them."""
+    attribute), int64 products of a 1-D input, Gemm heads of one input at opsets 9, 11 and 13; a
+    double pair and Gemms of other settings left alone beside them."""
     value = h.make_tensor_value_info
     rng = np.random.RandomState(7)
 
@@ -508,6 +509,26 @@ def parallel_matmul_models():
                [const("a", rng.randint(-5, 5, (4, 3)).astype(np.int64)),
                 const("b", rng.randint(-5, 5, (4, 2)).astype(np.int64)),
                 const("e", rng.randn(4, 2)), const("f", rng.randn(4, 2))])
+    # Gemm heads of one feature vector: transB with C of [N] and [1, N], alpha and beta, at
+    # opsets 9 (C required, split attribute), 11 and 13, where two Gemms without C join too;
+    # beside them Gemms of other settings, and one with C of the settings of those without.
+    for opset in (9, 11, 13):
+        nodes = [h.make_node("Gemm", ["x", "wc", "bc"], ["cls"], transB=1, alpha=0.5, beta=2.0),
+                 h.make_node("Gemm", ["x", "wb", "bb"], ["box"], transB=1, alpha=0.5, beta=2.0),
+                 h.make_node("Gemm", ["x", "wo", "bo"], ["other"], transB=1)]
+        weights = [const("wc", rng.randn(3, 16).astype(np.float32)), const("bc", rng.randn(3).astype(np.float32)),
+                   const("wb", rng.randn(12, 16).astype(np.float32)), const("bb", rng.randn(1, 12).astype(np.float32)),
+                   const("wo", rng.randn(4, 16).astype(np.float32)), const("bo", rng.randn(4).astype(np.float32))]
+        outputs = [value("cls", T.FLOAT, [5, 3]), value("box", T.FLOAT, [5, 12]), value("other", T.FLOAT, [5, 4])]
+        if opset >= 11:
+            nodes += [h.make_node("Gemm", ["x", "wp"], ["plain"]), h.make_node("Gemm", ["x", "wq"], ["plain2"]),
+                      h.make_node("Gemm", ["x", "wr", "br"], ["with_c"])]
+            weights += [const("wp", rng.randn(16, 2).astype(np.float32)), const("wq", rng.randn(16, 6).astype(np.float32)),
+                        const("wr", rng.randn(16, 3).astype(np.float32)), const("br", rng.randn(3).astype(np.float32))]
+            outputs += [value("plain", T.FLOAT, [5, 2]), value("plain2", T.FLOAT, [5, 6]),
+                        value("with_c", T.FLOAT, [5, 3])]
+        save_newer(f"parallel_matmuls_gemm_heads_op{opset}", nodes, [value("x", T.FLOAT, [5, 16])], outputs,
+                   opset, weights)
 
 
 def main():
