@@ -115,11 +115,11 @@ std::optional<Member> memberOf(const ir::Node& product,
   return member;
 }
 
-// Float, whose products ONNX Runtime sums the same way in any width, and the integer types,
-// whose sums are exact.
+// Float and float16, whose products ONNX Runtime sums the same way in any width, and the integer
+// types, whose sums are exact. Not double: its kernels sum a product of another width otherwise.
 bool joinableType(int32_t elem_type) {
-  return elem_type == onnx::TensorProto::FLOAT || elem_type == onnx::TensorProto::INT32 ||
-         elem_type == onnx::TensorProto::INT64;
+  return elem_type == onnx::TensorProto::FLOAT || elem_type == onnx::TensorProto::FLOAT16 ||
+         elem_type == onnx::TensorProto::INT32 || elem_type == onnx::TensorProto::INT64;
 }
 
 // The operand of `add` other than `product`, when it is a bias along the product's last axis of
@@ -202,7 +202,7 @@ class FuseParallelProductsPattern final : public RewritePattern {
     if (!joinableType(elem_type)) {
       return rewriter.notifyMatchFailure(root, [&] {
         return absl::StrCat("its weights are ", ir::elemTypeName(elem_type),
-                            "; it joins float, int32 and int64 weights only");
+                            "; it joins float, float16, int32 and int64 weights only");
       });
     }
     const Order order = orderInGroup(root, x, group);

@@ -477,8 +477,8 @@ def transpose_axis_removal_models():
 def parallel_matmul_models():
     """fuse-parallel-matmuls: query, key and value projections of a 3-D input with biases
     ([N], [1,N], [1,1,N]) at opsets 13 and 18, two 2-D products at opset 9 (the Split's sizes an
-    attribute), int64 products of a 1-D input, Gemm heads of one input at opsets 9, 11 and 13; a
-    double pair and Gemms of other settings left alone beside them."""
+    attribute), int64 products of a 1-D input, Gemm heads of one input at opsets 9, 11 and 13,
+    float16 MatMuls and Gemms; a double pair and Gemms of other settings left alone beside them."""
     value = h.make_tensor_value_info
     rng = np.random.RandomState(7)
 
@@ -529,6 +529,18 @@ def parallel_matmul_models():
                         value("with_c", T.FLOAT, [5, 3])]
         save_newer(f"parallel_matmuls_gemm_heads_op{opset}", nodes, [value("x", T.FLOAT, [5, 16])], outputs,
                    opset, weights)
+    # float16 products, MatMul and Gemm (transB, with C).
+    save_newer("parallel_matmuls_float16_op13",
+               [h.make_node("MatMul", ["x", "a"], ["y"]), h.make_node("MatMul", ["x", "b"], ["z"]),
+                h.make_node("Gemm", ["x", "c", "d"], ["u"], transB=1),
+                h.make_node("Gemm", ["x", "e", "f"], ["v"], transB=1)],
+               [value("x", T.FLOAT16, [5, 16])],
+               [value("y", T.FLOAT16, [5, 3]), value("z", T.FLOAT16, [5, 8]), value("u", T.FLOAT16, [5, 2]),
+                value("v", T.FLOAT16, [5, 6])], 13,
+               [const("a", (rng.randn(16, 3) / 4).astype(np.float16)),
+                const("b", (rng.randn(16, 8) / 4).astype(np.float16)),
+                const("c", (rng.randn(2, 16) / 4).astype(np.float16)), const("d", rng.randn(2).astype(np.float16)),
+                const("e", (rng.randn(6, 16) / 4).astype(np.float16)), const("f", rng.randn(6).astype(np.float16))])
 
 
 def main():
