@@ -1,8 +1,7 @@
 // fold-constants: a node of the default domain whose inputs are all constants (initializers that
 // are not graph inputs, Constant nodes, results of earlier folds) is computed by the constant
 // evaluator (include/onnxopt/eval/evaluator.h) and replaced by its result: an initializer of the
-// node's graph under the output's name, or a Constant node where the output is a body's output
-// (PatternRewriter::createConstantFor).
+// node's graph under the output's name, a main-graph or body output's included.
 //
 // Models of IR version < 4 are left alone: there every initializer must also be a graph input,
 // which would change the model's interface.
@@ -131,13 +130,7 @@ class FoldConstantNode final : public RewritePattern {
       });
     }
 
-    // A body output is replaced by a Constant node before `node` (createConstantFor), which a
-    // twin earlier in the body could not read.
-    const bool returns_body_output = std::any_of(
-        node.outputs().begin(), node.outputs().end(),
-        [](const ir::Value* v) { return v != nullptr && isBodyOutput(*v); });
-    std::vector<const ir::Node*> readers;
-    if (!returns_body_output) readers = twinsOf(node);
+    std::vector<const ir::Node*> readers = twinsOf(node);
     readers.push_back(&node);
     std::vector<ConstantView> views;  // keep alive what `inputs` point into
     std::vector<const onnx::TensorProto*> inputs;
@@ -201,7 +194,7 @@ class FoldConstantNode final : public RewritePattern {
     for (size_t i = 0; i < results->size(); ++i) {
       const ir::Value* output = node.output(i);
       if (output == nullptr || !output->hasUses()) continue;
-      ir::Value* replacement = rewriter.createConstantFor(*output, std::move((*results)[i]));
+      ir::Value* replacement = rewriter.createInitializer(output->name(), std::move((*results)[i]));
       // The twins first, so that the replacement ends up with the node's own output name.
       for (const ir::Node* twin : readers) {
         const ir::Value* twin_output = twin->output(i);

@@ -43,12 +43,13 @@ absl::StatusOr<std::optional<ir::Shape>> reportedDims(const ir::Node& shape,
   return ir::Shape(dims->begin() + start, dims->begin() + end);
 }
 
-// Replaces the root's only output by `tensor` (PatternRewriter::createConstantFor).
+// Replaces the root's only output by `tensor`, an initializer of its name.
 LogicalResult replaceByConstant(const ir::Node& root, onnx::TensorProto tensor,
                                 PatternRewriter& rewriter) {
   const ir::Value* output = root.output(0);
   if (failed(rewriter.match(root))) return failure();
-  rewriter.replaceAllUsesWith(*output, *rewriter.createConstantFor(*output, std::move(tensor)));
+  rewriter.replaceAllUsesWith(*output,
+                              *rewriter.createInitializer(output->name(), std::move(tensor)));
   return success();
 }
 

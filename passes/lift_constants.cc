@@ -7,10 +7,10 @@
 // `value` as it is (doc string included), value_float(s), value_int(s), value_string(s) as the
 // scalar or 1-D tensor the spec defines. Declines: sparse_value (an initializer would hold it
 // densely, larger), external data in `value` (the folder it resolves against is the model's, not
-// the initializer's), element types without a known size, an output that is a body output (ONNX
-// Runtime wants one computed by the body; a main-graph output becomes an initializer of its
-// name), and models of IR version < 4, where every initializer must also be a graph input (which
-// would change the model's interface). See docs/passes/lift-constants.md.
+// the initializer's), element types without a known size, and models of IR version < 4, where
+// every initializer must also be a graph input (which would change the model's interface). An
+// output of the main graph or of a body becomes an initializer of its name. See
+// docs/passes/lift-constants.md.
 
 #include <limits>
 #include <optional>
@@ -32,10 +32,6 @@ class LiftConstantToInitializer final : public RewritePattern {
                                 PatternRewriter& rewriter) const override {
     const ir::Value* output = constant.output(0);
     if (output == nullptr || !output->hasUses()) return failure();
-    if (isBodyOutput(*output)) {
-      return rewriter.notifyMatchFailure(
-          constant, "its output is a body output, which must be computed in the body");
-    }
     if (rewriter.model().irVersion() < 4) {
       return rewriter.notifyMatchFailure(
           constant, "IR version < 4 wants every initializer to be a graph input too");

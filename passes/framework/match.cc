@@ -20,12 +20,6 @@ const ir::Node* producerOf(const ir::Value* value, absl::string_view op_type,
   return producer != nullptr && producer->is(op_type, domain) ? producer : nullptr;
 }
 
-bool isBodyOutput(const ir::Value& value) {
-  return std::any_of(value.uses().begin(), value.uses().end(), [](const ir::Use& use) {
-    return use.isGraphOutput() && use.graphOutputOf()->parentNode() != nullptr;
-  });
-}
-
 bool hasSingleReader(const ir::Value& value) {
   return value.hasOneUse() && !value.uses().front().isGraphOutput();
 }

@@ -171,8 +171,11 @@ bool PatternRewriter::canTakeGraphOutput(const ir::Graph& graph, const ir::Value
     if (to.producer() == nullptr) return createdHere(to);
     return createdHere(to) || to.graph() == &graph;
   }
-  // A body output must stay a node output of the body; one already returned once stays too.
-  return to.graph() == &graph && to.producer() != nullptr && !to.isGraphOutput();
+  // A body output stays a value of the body: a node output, or an initializer this rewrite made
+  // there (ONNX Runtime runs a body that returns its own initializer, as one that returns a node
+  // output; not one that returns an outer value or its input). One returned once stays too.
+  return to.graph() == &graph && !to.isGraphOutput() &&
+         (to.producer() != nullptr || createdHere(to));
 }
 
 bool PatternRewriter::canReplaceAllUsesWith(const ir::Value& from, const ir::Value& to) const {
@@ -335,14 +338,6 @@ ir::Value* PatternRewriter::createInitializer(const std::string& name_hint,
   created_initializers_.push_back(value);
   endChange();
   return value;
-}
-
-ir::Value* PatternRewriter::createConstantFor(const ir::Value& replaced,
-                                             onnx::TensorProto tensor) {
-  if (!isBodyOutput(replaced)) return createInitializer(replaced.name(), std::move(tensor));
-  ir::Node* constant = createNode("Constant", {}, {replaced.name()});
-  setAttr(*constant, ir::Attribute::makeTensor("value", std::move(tensor), model_.arena()));
-  return constant->output(0);
 }
 
 void PatternRewriter::replaceAllUsesWith(const ir::Value& from_value, ir::Value& to) {

@@ -24,9 +24,6 @@ ONNXOPT_API const ir::Node* producerOf(const ir::Value* value, absl::string_view
 
 // Whether `value` is read exactly once, by a node: a rewrite may then absorb its producer.
 ONNXOPT_API bool hasSingleReader(const ir::Value& value);
-// Whether `value` is an output of an If branch or a Loop/Scan body (any graph with a parent
-// node): ONNX Runtime wants those computed by a node of the body.
-ONNXOPT_API bool isBodyOutput(const ir::Value& value);
 
 // Whether every use of `value` is an operand of one of `readers` (none is a graph output): a
 // rewrite of those readers may then drop its producer. True for a value nothing reads.

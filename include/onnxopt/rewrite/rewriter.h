@@ -111,12 +111,8 @@ class ONNXOPT_API PatternRewriter {
 
   // A new initializer holding `tensor`, in the match root's graph, named after `name_hint` (made
   // unique). Like a created node's output, it takes over the name of a value it replaces
-  // (replaceAllUsesWith), a main-graph output's included; it cannot become a body's output.
+  // (replaceAllUsesWith), a main-graph output's and a body output's included.
   ir::Value* createInitializer(const std::string& name_hint, onnx::TensorProto tensor);
-  // A constant holding `tensor` to replace `replaced` with: an initializer named after it, or,
-  // where `replaced` is a body's output (ONNX Runtime wants those computed in the body), the
-  // output of a new Constant node before the match root.
-  ir::Value* createConstantFor(const ir::Value& replaced, onnx::TensorProto tensor);
 
   // Every use of `from` (graph outputs included) reads `to` instead. When `to` was created by
   // this rewrite, or `from` is an output of the main graph, the two swap names, so the model's

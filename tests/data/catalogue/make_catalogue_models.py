@@ -414,9 +414,10 @@ def dequantize_quantize_models():
 
 
 def constant_output_models():
-    """Graph outputs whose values are constant: -O1 makes the main graph's initializers of their
-    names (a Constant node, a folded Neg and its twin, a folded Shape), and keeps a Constant node
-    for an If branch's output, which must be computed in the branch."""
+    """Graph outputs whose values are constant: -O1 makes them initializers of their names, in the
+    main graph (a Constant node, a folded Neg and its twin, a folded Shape), in an If branch (a
+    folded Neg), in a Loop body (a Constant carried from one iteration to the next and one
+    scanned out) and in a Scan body (a Constant scanned out)."""
     value = h.make_tensor_value_info
     weight = numpy_helper.from_array(np.array([1.5, -2.0, 0.25], dtype=np.float32), "w")
     for opset in (9, 13):
@@ -433,6 +434,27 @@ def constant_output_models():
     save_newer("constant_outputs_if_branch_op13",
                [h.make_node("If", ["b"], ["y"], then_branch=then_branch, else_branch=else_branch)],
                [value("b", T.BOOL, []), value("x", T.FLOAT, [3])], [value("y", T.FLOAT, [3])], 13, [weight])
+
+    def constant(name, values):
+        return h.make_node("Constant", [], [name], value=numpy_helper.from_array(
+            np.array(values, dtype=np.float32), name + "_value"))
+
+    loop_body = h.make_graph(
+        [h.make_node("Identity", ["cond_in"], ["cond_out"]), h.make_node("Add", ["v_in", "x"], ["step"]),
+         constant("carried", [3.0, 4.0, 5.0])], "loop_body",
+        [value("i", T.INT64, []), value("cond_in", T.BOOL, []), value("v_in", T.FLOAT, [3])],
+        [value("cond_out", T.BOOL, []), value("carried", T.FLOAT, [3]), value("step", T.FLOAT, [3])])
+    scan_body = h.make_graph(
+        [h.make_node("Add", ["state", "row"], ["state_out"]), constant("scanned", [0.5, -0.5, 2.0])],
+        "scan_body", [value("state", T.FLOAT, [3]), value("row", T.FLOAT, [3])],
+        [value("state_out", T.FLOAT, [3]), value("scanned", T.FLOAT, [3])])
+    save_newer("constant_outputs_loop_scan_op13",
+               [h.make_node("Loop", ["n", "", "v0"], ["last", "steps"], body=loop_body),
+                h.make_node("Scan", ["v0", "rows"], ["sum", "scans"], body=scan_body, num_scan_inputs=1)],
+               [value("n", T.INT64, []), value("v0", T.FLOAT, [3]), value("x", T.FLOAT, [3]),
+                value("rows", T.FLOAT, [2, 3])],
+               [value("last", T.FLOAT, [3]), value("steps", T.FLOAT, ["n", 3]), value("sum", T.FLOAT, [3]),
+                value("scans", T.FLOAT, [2, 3])], 13)
 
 
 def transpose_axis_removal_models():
