@@ -55,8 +55,7 @@ std::optional<GemmSettings> gemmSettings(const ir::Node& gemm) {
 
 // One product of a group: X times a constant 2-D weight read by it alone (a Gemm's weight
 // [N, K] under transB), a Gemm's constant C of [N] or [1, N] read by it alone, and the bias Add
-// after a MatMul when there is one. A product nothing reads is none (a rewrite has just left it
-// for the driver to erase).
+// after a MatMul when there is one. A product that nothing live reads is none (readByLiveNode).
 struct Member {
   const ir::Node* product;
   ConstantView weight;
@@ -89,6 +88,20 @@ std::optional<ConstantView> lastAxisBias(const ir::Value& value, int64_t width, 
   return *std::move(read);
 }
 
+// Whether something reads `value` whose own result is read: a graph, or a node one of whose
+// outputs has a reader. A product nothing reads (a rewrite has just left it for the driver to
+// erase), or read only by nodes whose results nothing reads, is no member: the rewrite would
+// replace no use of it, leave it in place, and find it again.
+bool readByLiveNode(const ir::Value& value) {
+  return std::any_of(value.uses().begin(), value.uses().end(), [](const ir::Use& use) {
+    if (use.isGraphOutput()) return true;
+    const ir::Node* reader = use.user();
+    return reader != nullptr &&
+           std::any_of(reader->outputs().begin(), reader->outputs().end(),
+                       [](const ir::Value* output) { return output && output->hasUses(); });
+  });
+}
+
 // `product` as a member: a MatMul without attributes, or a Gemm of `settings` whose C, when it
 // has one, is a bias along its last axis.
 std::optional<Member> memberOf(const ir::Node& product,
@@ -97,7 +110,7 @@ std::optional<Member> memberOf(const ir::Node& product,
   const size_t max_inputs = gemm ? 3 : 2;
   if (product.numInputs() < 2 || product.numInputs() > max_inputs || product.input(0) == nullptr ||
       product.input(1) == nullptr || product.numOutputs() != 1 || product.output(0) == nullptr ||
-      !product.output(0)->hasUses() || !hasSingleReader(*product.input(1))) {
+      !readByLiveNode(*product.output(0)) || !hasSingleReader(*product.input(1))) {
     return std::nullopt;
   }
   if (gemm ? !(gemmSettings(product) == settings) : !product.attributes().empty()) {

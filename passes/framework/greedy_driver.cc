@@ -34,6 +34,13 @@ std::vector<ir::Node*> allNodes(ir::Model& model) {
   return nodes;
 }
 
+// The nodes of every graph of the model: the main graph's and its bodies'.
+size_t nodeCount(ir::Model& model) {
+  size_t count = 0;
+  ir::forEachGraph(model.graph(), [&count](ir::Graph& graph) { count += graph.numNodes(); });
+  return count;
+}
+
 // `nodes`, then every node that reads an output of one of them, directly or through at most
 // `hops - 1` others: each once.
 std::vector<ir::Node*> withDownstream(std::vector<ir::Node*> nodes, int64_t hops) {
@@ -349,6 +356,9 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
     }
   };
 
+  // Set by the model's size before the run, bodies included: a pattern that grows the graph on
+  // every rewrite would otherwise raise its own limit each iteration, exponentially.
+  const int64_t rewrite_limit = limit_for(nodeCount(model));
   for (int64_t iteration = 1; iteration <= config_.max_iterations; ++iteration) {
     result.iterations = iteration;
     if (iteration > 1) {
@@ -364,12 +374,12 @@ absl::StatusOr<GreedyRewriteResult> GreedyRewriteDriver::runWith(ir::Model& mode
       seed(firstSeeds(model, analyses, journal));
     }
     absl::StatusOr<bool> changed =
-        drain(limit_for(model.graph().numNodes()), iteration, /*verifying=*/false);
+        drain(rewrite_limit, iteration, /*verifying=*/false);
     if (!changed.ok()) return changed.status();
     result.changed |= *changed;
     if (!result.non_convergence.empty()) {
       if (iteration == config_.max_iterations) break;
-      result.non_convergence.clear();  // the next iteration gets a fresh limit
+      result.non_convergence.clear();  // the next iteration gets a fresh count
       continue;
     }
     if (!*changed || !config_.confirm_fixed_point) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "onnxopt/ir/printer.h"
 #include "onnxopt/ir/serialization.h"
 #include "test_models.h"
@@ -30,6 +31,19 @@ class RecreateRelu final : public RewritePattern {
     if (failed(rewriter.match(relu))) return failure();
     ir::Node* copy = rewriter.createNode("Relu", {relu.input(0)}, {relu.output(0)->name()});
     rewriter.replaceNode(relu, {copy->output(0)});
+    return success();
+  }
+};
+
+// Relu(x) -> Relu(Relu(x)), forever: the graph grows by a node on every rewrite.
+class DoubleRelu final : public RewritePattern {
+ public:
+  DoubleRelu() : RewritePattern("double-relu", {"Relu"}) {}
+  LogicalResult matchAndRewrite(const ir::Node& relu, PatternRewriter& rewriter) const override {
+    if (failed(rewriter.match(relu))) return failure();
+    ir::Node* inner = rewriter.createNode("Relu", {relu.input(0)}, {"inner"});
+    ir::Node* outer = rewriter.createNode("Relu", {inner->output(0)}, {relu.output(0)->name()});
+    rewriter.replaceNode(relu, {outer->output(0)});
     return success();
   }
 };
@@ -115,6 +129,24 @@ TEST(GreedyDriver, CyclingPatternReportsNonConvergence) {
       << run.result->non_convergence;
   ASSERT_EQ(run.context.warnings().size(), 1u);
   EXPECT_NE(run.context.warnings()[0].find("did not converge"), std::string::npos);
+  EXPECT_TRUE(ir::verify(*model).ok());
+}
+
+// The rewrite limit comes from the model's size before the run: a pattern that grows the graph
+// does not raise it (it grew 11-fold an iteration when each iteration counted the nodes anew).
+TEST(GreedyDriver, AGrowingPatternIsStoppedAtALimitSetBeforeTheRun) {
+  auto model = parseModel(kChain);
+  RewritePatternSet patterns;
+  patterns.add<DoubleRelu>();
+  DriverRun run;
+  runDriver(*model, patterns, run);
+  ASSERT_TRUE(run.result.ok()) << run.result.status();
+  EXPECT_FALSE(run.result->converged);
+  const int64_t limit = 10 * 3 + 100;  // 3 nodes before the run
+  EXPECT_NE(run.result->non_convergence.find(absl::StrCat("more than ", limit, " rewrites")),
+            std::string::npos)
+      << run.result->non_convergence;
+  EXPECT_LE(model->graph().numNodes(), 3 + GreedyRewriteConfig().max_iterations * (limit + 1));
   EXPECT_TRUE(ir::verify(*model).ok());
 }
 

@@ -26,8 +26,9 @@ struct GreedyRewriteConfig {
   // until one changes nothing; max_iterations caps them.
   int64_t max_iterations = 10;
   bool confirm_fixed_point = false;
-  // Rewrites allowed in one iteration; 0 means 10 per node present when the iteration starts,
-  // plus 100. Patterns that undo each other hit it in every iteration instead of looping forever.
+  // Rewrites allowed in one iteration; 0 means 10 per node of the model (bodies included) when
+  // the run starts, plus 100. Patterns that undo each other, or grow the graph without end, hit
+  // it in every iteration instead of looping forever.
   int64_t max_rewrites_per_iteration = 0;
 };
 
