@@ -3,9 +3,10 @@
 // q[i] = p1[p2[i]], or through none when q is the identity. An elementwise node computes each
 // element from the elements at the same index, so it commutes with moving axes: its other
 // operands move with it, which takes no node when they are of 1s only, and a transposed copy
-// when they are constants. A broadcasting node or a Concat whose operands are all Transposes of
-// one perm runs on their sources, read through one Transpose (merge-operand-transposes). See
-// docs/passes/fuse-transposes-across-elementwise.md.
+// when they are constants. Softmax and LogSoftmax (opset 13 on) compute along one axis: they
+// join the chain with that axis moved too. A broadcasting node or a Concat whose operands are all
+// Transposes of one perm runs on their sources, read through one Transpose
+// (merge-operand-transposes). See docs/passes/fuse-transposes-across-elementwise.md.
 
 #include <algorithm>
 #include <cstdint>
@@ -36,9 +37,17 @@ constexpr int64_t kSharedConstantCopyBytes = 4096;
 // every later Transpose would cost the length of all the chains before it. Converters wrap one
 // to three nodes so.
 constexpr size_t kMaxChainNodes = 8;
+// Softmax and LogSoftmax compute along one axis from opset 13; before, along the 2-D flattening at
+// their axis, which moving axes changes. ONNX Runtime computes each row alike in either layout
+// (checked bit for bit on 1.30, 96 layouts and axes).
+constexpr int64_t kSingleAxisSoftmaxSince = 13;
 
-// A node of the chain: which of its operands carry the chain's value, and what each other
-// operand becomes once the chain runs in X's layout.
+bool isSingleAxisSoftmax(const ir::Node& node, int64_t opset) {
+  return (node.is("Softmax") || node.is("LogSoftmax")) && opset >= kSingleAxisSoftmaxSince;
+}
+
+// A node of the chain: which of its operands carry the chain's value, what each other operand
+// becomes once the chain runs in X's layout, and a Softmax's axis there.
 struct Link {
   const ir::Node* node;
   struct Side {
@@ -47,16 +56,20 @@ struct Link {
   };
   std::vector<size_t> chain_operands;
   std::vector<Side> sides;
+  std::optional<int64_t> source_axis;
 };
 
-// The operands of `node` that carry the chain's value: input 0 of a unary elementwise node; of a
-// broadcasting one, those reading its one operand that is neither a constant nor of 1s only.
-// Empty when `node` is neither kind, has several outputs, or no single operand is the data.
-std::vector<size_t> chainOperands(const ir::Node& node, ShapeOracle& shapes) {
+// The operands of `node` that carry the chain's value: input 0 of a unary elementwise node or a
+// single-axis Softmax; of a broadcasting one, those reading its one operand that is neither a
+// constant nor of 1s only. Empty when `node` is none of these, has several outputs, or no single
+// operand is the data.
+std::vector<size_t> chainOperands(const ir::Node& node, PatternRewriter& rewriter) {
   std::vector<size_t> operands;
   if (node.numOutputs() != 1 || node.output(0) == nullptr) return operands;
+  ShapeOracle& shapes = rewriter.shapes();
   const ir::Value* data = nullptr;
-  if (isUnaryElementwise(node)) {
+  if (isUnaryElementwise(node) ||
+      isSingleAxisSoftmax(node, rewriter.opsetVersion(node).value_or(0))) {
     data = node.input(0);
   } else if (broadcastingOpOf(node) != nullptr) {
     std::vector<const ir::Value*> candidates;
@@ -112,7 +125,7 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
         break;
       }
       if (chain.size() == kMaxChainNodes || !onlyReadBy(*top, {below})) return failure();
-      std::vector<size_t> operands = chainOperands(*producer, rewriter.shapes());
+      std::vector<size_t> operands = chainOperands(*producer, rewriter);
       if (operands.empty()) return failure();
       chain.push_back(Link{producer, std::move(operands), {}});
       below = producer;
@@ -152,6 +165,15 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
     }
     const std::vector<int64_t> to_source_layout = inverse(**p1);
     for (Link& link : chain) {
+      if (link.node->is("Softmax") || link.node->is("LogSoftmax")) {
+        const int64_t axis = link.node->intAttr("axis", -1);
+        if (axis < -*rank || axis >= *rank) {
+          return rewriter.notifyMatchFailure(closing, [&] {
+            return absl::StrCat(describe(*link.node), " has axis ", axis, ", outside rank ", *rank);
+          });
+        }
+        link.source_axis = (**p1)[axis < 0 ? axis + *rank : axis];
+      }
       if (LogicalResult planned = planSides(link, to_source_layout, closing, rewriter);
           failed(planned)) {
         return planned;
@@ -175,6 +197,7 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
       ir::Node* moved = rewriter.createNode(node.opType(), inputs, {node.output(0)->name()}, "",
                                             node.name());
       rewriter.copyAttrs(node, *moved);
+      if (link->source_axis) rewriter.setIntAttr(*moved, "axis", *link->source_axis);
       value = moved->output(0);
     }
     rewriter.setInput(closing, 0, value);

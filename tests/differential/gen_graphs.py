@@ -1184,8 +1184,9 @@ class Graph:
         the left at times, or the chain's value itself (Mul(v, v)). Near misses, a third of the
         time: a chain value read elsewhere or made an output, an operand of the chain's shape
         that is no constant (a graph input, or one transposed by p1 too), one of a higher rank,
-        a node that is not elementwise (Softmax, ReduceMean, Reshape) in the chain; and, rarely,
-        the first Transpose read elsewhere (a near miss unless p2 undoes p1)."""
+        a node that is not elementwise (ReduceMean, Reshape; Softmax or LogSoftmax, which the
+        chain takes along from opset 13) in the chain; and, rarely, the first Transpose read
+        elsewhere (a near miss unless p2 undoes p1)."""
         m, k = self.shape[cur]
         if rank == 2:
             x = cur if self.chance(0.6) else self.graph_input([m, k])
@@ -1514,14 +1515,16 @@ class Graph:
         return binary(op, v, c) if self.chance(0.75) else binary(op, c, v)
 
     def not_elementwise(self, v):
-        """A node that is not elementwise in a chain (transpose_across's near miss): Softmax on
-        an axis, ReduceMean keeping the axis (floats), or a Reshape to the same shape."""
+        """A node that is not elementwise in a chain: Softmax or LogSoftmax on an axis (which the
+        chain takes along, its axis moved, from opset 13; a near miss before), ReduceMean keeping
+        the axis (floats), or a Reshape to the same shape (near misses)."""
         shape, elem = self.shape[v], self.elem_of[v]
         if elem in (TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16) and self.chance(0.7):
             axis = self.rng.randrange(len(shape))
             if self.chance(0.5):
                 negative = self.opset >= 11 and self.chance(0.5)  # a negative axis from Softmax-11
-                return self.op('Softmax', [v], shape, elem, axis=axis - len(shape) if negative else axis)
+                return self.op(self.pick(['Softmax', 'LogSoftmax']), [v], shape, elem,
+                               axis=axis - len(shape) if negative else axis)
             return self.op('ReduceMean', [v], [1 if i == axis else d for i, d in enumerate(shape)], elem,
                            axes=[axis], keepdims=1)
         return self.op('Reshape', [v, self.ints([0 if isinstance(d, str) else d for d in shape])], shape, elem)

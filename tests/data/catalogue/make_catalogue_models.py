@@ -312,8 +312,9 @@ def transpose_elementwise_models():
     """fuse-transposes-across-elementwise: an NHWC bias and activation between the two layout
     Transposes, perms that compose to another perm, Clip bounds, Casts and comparisons, an int32
     chain with a constant to transpose, the opening Transpose read elsewhere, the two NHWC
-    branches of a residual Add merged; near misses: a chain value read elsewhere, an operand
-    that is neither constant nor of 1s; Concats of Transposes, merged into one."""
+    branches of a residual Add merged, Softmax and LogSoftmax along a moved axis; near misses: a
+    chain value read elsewhere, an operand that is neither constant nor of 1s, a Softmax at opset
+    11; Concats of Transposes, merged into one."""
     value = h.make_tensor_value_info
 
     def const(name, array):
@@ -362,6 +363,17 @@ def transpose_elementwise_models():
                 h.make_node("Transpose", ["n"], ["y"], perm=[1, 2, 0])],
                [value("x", T.INT32, [2, 3, 4])], [value("y", T.INT32, [2, 3, 4])], 14,
                [const("k", np.array([1, -2, 3, -4], dtype=np.int32).reshape(4, 1, 1))])
+    # Softmax and LogSoftmax in a chain (opset 13: the axis moves with the layout; opset 11, where
+    # they flatten at the axis, left alone), of random logits so that rows differ.
+    for opset in (11, 13):
+        save_newer(f"transpose_elementwise_softmax_op{opset}",
+                   [h.make_node("Transpose", ["x"], ["a"], perm=[0, 2, 3, 1]), h.make_node("Softmax", ["a"], ["s"], axis=3),
+                    h.make_node("Transpose", ["s"], ["y"], perm=[0, 3, 1, 2]),
+                    h.make_node("Transpose", ["z"], ["b"], perm=[2, 0, 1]),
+                    h.make_node("LogSoftmax", ["b"], ["l"], axis=0), h.make_node("Relu", ["l"], ["r"]),
+                    h.make_node("Transpose", ["r"], ["w"], perm=[2, 1, 0])],
+                   [value("x", T.FLOAT, [2, 3, 4, 5]), value("z", T.FLOAT, [2, 3, 4])],
+                   [value("y", T.FLOAT, [2, 3, 4, 5]), value("w", T.FLOAT, [3, 2, 4])], opset)
     # Concats of NHWC Transposes: along the channels (then a Relu and the Transpose back), along
     # a negative axis at opset 11, int64 at opset 4; a Concat of different perms left alone.
     for opset, axis, dtype, activation, y_shape in ((13, 3, T.FLOAT, "Relu", [2, 9, 3, 3]),
