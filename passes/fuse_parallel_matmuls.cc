@@ -88,17 +88,12 @@ std::optional<ConstantView> lastAxisBias(const ir::Value& value, int64_t width, 
   return *std::move(read);
 }
 
-// Whether something reads `value` whose own result is read: a graph, or a node one of whose
-// outputs has a reader. A product nothing reads (a rewrite has just left it for the driver to
-// erase), or read only by nodes whose results nothing reads, is no member: the rewrite would
-// replace no use of it, leave it in place, and find it again.
+// Whether a graph, or a node with a read output, reads `value`. A product nothing reads (a
+// rewrite has just left it for the driver to erase), or read only by dead nodes, is no member:
+// the rewrite would replace no use of it, leave it in place, and find it again.
 bool readByLiveNode(const ir::Value& value) {
   return std::any_of(value.uses().begin(), value.uses().end(), [](const ir::Use& use) {
-    if (use.isGraphOutput()) return true;
-    const ir::Node* reader = use.user();
-    return reader != nullptr &&
-           std::any_of(reader->outputs().begin(), reader->outputs().end(),
-                       [](const ir::Value* output) { return output && output->hasUses(); });
+    return use.isGraphOutput() || (use.user() != nullptr && use.user()->hasUsedOutputs());
   });
 }
 

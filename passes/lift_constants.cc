@@ -17,7 +17,6 @@
 #include <string>
 
 #include "onnxopt/rewrite/constant.h"
-#include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 

@@ -6,7 +6,6 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "describe.h"
-#include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/node_check.h"
 #include "onnxopt/pass/pass.h"
 #include "worklist.h"
