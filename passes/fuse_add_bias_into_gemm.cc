@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/schema.h"
@@ -50,18 +51,20 @@ class FoldBiasIntoGemm final : public RewritePattern {
   static absl::StatusOr<bool> tryFold(const ir::Node& root, const ir::Node& gemm, ir::Value& bias,
                                       PatternRewriter& rewriter) {
     auto decline = [&](absl::string_view reason) {
-      rewriter.notifyMatchFailure(root, [&] {
-        return absl::StrCat("with Gemm '", gemm.name(), "': ", reason);
-      });
+      // tryFold's bool, not this LogicalResult, tells the caller it declined.
+      static_cast<void>(rewriter.notifyMatchFailure(
+          root, [&] { return absl::StrCat("with Gemm '", gemm.name(), "': ", reason); }));
       return false;
     };
     if (gemm.graph() != root.graph()) return decline("the Gemm is in an enclosing graph");
     if (!hasNoC(gemm) || gemm.numOutputs() != 1) return decline("the Gemm has a C already");
     if (&bias == gemm.output(0)) return decline("the bias is the Gemm's own result");
     if (absl::Status checked = checkAttributes(gemm); !checked.ok()) return checked;
-    absl::StatusOr<float> alpha = getFloatOr(gemm, "alpha", 1.0f);
-    if (!alpha.ok()) return alpha.status();
-    if (*alpha != 1.0f) return decline(absl::StrCat("alpha is ", *alpha, ", not 1"));
+    absl::StatusOr<GemmAttributes> attributes = readGemmAttributes(gemm);
+    if (!attributes.ok()) return attributes.status();
+    if (attributes->alpha != 1.0f) {
+      return decline(absl::StrCat("alpha is ", attributes->alpha, ", not 1"));
+    }
 
     ShapeOracle& shapes = rewriter.shapes();
     const std::optional<ir::Shape>& product = shapes.typeOf(*gemm.output(0)).shape();

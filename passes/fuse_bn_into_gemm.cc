@@ -18,9 +18,9 @@
 #include "onnxopt/ir/describe.h"
 #include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
-#include "onnxopt/rewrite/schema.h"
 #include "onnxopt/rewrite/shape_oracle.h"
 
 namespace onnxopt {
@@ -49,21 +49,19 @@ class FoldBatchNormIntoGemm final : public RewritePattern {
       return decline("not two inputs and one output");
     }
 
-    int64_t trans_b = 0;
-    double beta = 1.0;
+    GemmAttributes gemm_attributes;
     if (is_matmul) {
       // MatMul's output is [N, M] with BatchNormalization's channel axis 1 its last only when A
       // is 2-D (N-D: axis 1 is a batch axis; 1-D: a 1-D output).
       const std::optional<int64_t> rank = rewriter.shapes().rankOf(*a);
       if (rank != 2) return decline("its A is not known to be 2-D");
     } else {
-      absl::StatusOr<int64_t> t = getIntOr(*producer, "transB", 0);
-      if (!t.ok()) return rewriter.emitError(*producer, t.status());
-      trans_b = *t;
-      absl::StatusOr<float> beta_attribute = getFloatOr(*producer, "beta", 1.0f);
-      if (!beta_attribute.ok()) return rewriter.emitError(*producer, beta_attribute.status());
-      beta = *beta_attribute;
+      absl::StatusOr<GemmAttributes> attributes = readGemmAttributes(*producer);
+      if (!attributes.ok()) return rewriter.emitError(*producer, attributes.status());
+      gemm_attributes = *attributes;
     }
+    const bool trans_b = gemm_attributes.trans_b;
+    const double beta = gemm_attributes.beta;
 
     absl::StatusOr<std::optional<ConstantView>> weight = readConstant(*b);
     if (!weight.ok()) return rewriter.emitError(*producer, weight.status());
@@ -76,8 +74,8 @@ class FoldBatchNormIntoGemm final : public RewritePattern {
       return decline(absl::StrCat("the weight '", b->name(), "' has other readers and ", w.numElements(),
                                   " elements, more than max-copy-size (", *max_copy_size_, ")"));
     }
-    const int64_t k = trans_b != 0 ? w.dims()[1] : w.dims()[0];
-    const int64_t m = trans_b != 0 ? w.dims()[0] : w.dims()[1];
+    const int64_t k = trans_b ? w.dims()[1] : w.dims()[0];
+    const int64_t m = trans_b ? w.dims()[0] : w.dims()[1];
     std::optional<std::vector<double>> weight_values = w.asDoubles();
     if (!weight_values) return decline("the weight's data cannot be read");
 
@@ -113,7 +111,7 @@ class FoldBatchNormIntoGemm final : public RewritePattern {
     }
     std::vector<double>& scaled = *weight_values;
     for (size_t e = 0; e < scaled.size(); ++e) {
-      const int64_t column = trans_b != 0 ? static_cast<int64_t>(e) / k : static_cast<int64_t>(e) % m;
+      const int64_t column = trans_b ? static_cast<int64_t>(e) / k : static_cast<int64_t>(e) % m;
       scaled[e] *= affine.s[static_cast<size_t>(column)];
     }
     if (!conv_fusion::roundsFinite(w.elemType(), scaled) || !conv_fusion::roundsFinite(w.elemType(), bias)) {

@@ -20,7 +20,7 @@
 #include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
-#include "onnxopt/rewrite/schema.h"
+#include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/shape_oracle.h"
 #include "onnxopt/rewrite/tensor_util.h"
 
@@ -31,27 +31,6 @@ namespace {
 // from its first node, before which the new nodes go. Exporters put the projections right after
 // the node that makes X.
 constexpr int kMaxNodesWalkedBack = 256;
-
-// What the Gemms of a group share, and the joined Gemm takes over.
-struct GemmSettings {
-  float alpha = 1.0f;
-  float beta = 1.0f;
-  bool trans_a = false;
-  bool trans_b = false;
-  bool operator==(const GemmSettings& other) const {
-    return alpha == other.alpha && beta == other.beta && trans_a == other.trans_a &&
-           trans_b == other.trans_b;
-  }
-};
-
-std::optional<GemmSettings> gemmSettings(const ir::Node& gemm) {
-  absl::StatusOr<float> alpha = getFloatOr(gemm, "alpha", 1.0f);
-  absl::StatusOr<float> beta = getFloatOr(gemm, "beta", 1.0f);
-  absl::StatusOr<int64_t> trans_a = getIntOr(gemm, "transA", 0);
-  absl::StatusOr<int64_t> trans_b = getIntOr(gemm, "transB", 0);
-  if (!alpha.ok() || !beta.ok() || !trans_a.ok() || !trans_b.ok()) return std::nullopt;
-  return GemmSettings{*alpha, *beta, *trans_a != 0, *trans_b != 0};
-}
 
 // One product of a group: X times a constant 2-D weight read by it alone (a Gemm's weight
 // [N, K] under transB), a Gemm's constant C of [N] or [1, N] read by it alone, and the bias Add
@@ -100,7 +79,7 @@ bool readByLiveNode(const ir::Value& value) {
 // `product` as a member: a MatMul without attributes, or a Gemm of `settings` whose C, when it
 // has one, is a bias along its last axis.
 std::optional<Member> memberOf(const ir::Node& product,
-                               const std::optional<GemmSettings>& settings) {
+                               const std::optional<GemmAttributes>& settings) {
   const bool gemm = settings.has_value();
   const size_t max_inputs = gemm ? 3 : 2;
   if (product.numInputs() < 2 || product.numInputs() > max_inputs || product.input(0) == nullptr ||
@@ -108,7 +87,10 @@ std::optional<Member> memberOf(const ir::Node& product,
       !readByLiveNode(*product.output(0)) || !hasSingleReader(*product.input(1))) {
     return std::nullopt;
   }
-  if (gemm ? !(gemmSettings(product) == settings) : !product.attributes().empty()) {
+  if (gemm) {
+    absl::StatusOr<GemmAttributes> attributes = readGemmAttributes(product);
+    if (!attributes.ok() || !(*attributes == *settings)) return std::nullopt;
+  } else if (!product.attributes().empty()) {
     return std::nullopt;
   }
   absl::StatusOr<std::optional<ConstantView>> weight = readConstant(*product.input(1));
@@ -185,8 +167,12 @@ class FuseParallelProductsPattern final : public RewritePattern {
         gemm_(gemm) {}
 
   LogicalResult matchAndRewrite(const ir::Node& root, PatternRewriter& rewriter) const override {
-    std::optional<GemmSettings> settings;
-    if (gemm_ && !(settings = gemmSettings(root))) return failure();
+    std::optional<GemmAttributes> settings;
+    if (gemm_) {
+      absl::StatusOr<GemmAttributes> attributes = readGemmAttributes(root);
+      if (!attributes.ok()) return rewriter.emitError(root, attributes.status());
+      settings = *attributes;
+    }
     std::optional<Member> own = memberOf(root, settings);
     if (!own) return failure();
     const ir::Value& x = *root.input(0);

@@ -23,6 +23,7 @@
 #include "onnxopt/ir/describe.h"
 #include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/schema.h"
@@ -79,19 +80,16 @@ class FoldTransposeIntoGemmOperand final : public RewritePattern {
       if (reasons.empty()) return failure();  // no operand is a Transpose
       return rewriter.notifyMatchFailure(gemm, [&] { return absl::StrJoin(reasons, "; "); });
     }
+    absl::StatusOr<GemmAttributes> attributes = readGemmAttributes(gemm);
+    if (!attributes.ok()) return rewriter.emitError(gemm, attributes.status());
     static constexpr const char* kFlags[2] = {"transA", "transB"};
-    int64_t flags[2];
-    for (size_t i = 0; i < 2; ++i) {
-      absl::StatusOr<int64_t> flag = getIntOr(gemm, kFlags[i], 0);
-      if (!flag.ok()) return rewriter.emitError(gemm, flag.status());
-      flags[i] = *flag;
-    }
+    const bool flags[2] = {attributes->trans_a, attributes->trans_b};
 
     // The Gemm only stops reading the Transposes: the driver erases one nobody else reads.
     if (failed(rewriter.match(gemm))) return failure();
     for (const Fold& fold : folds) {
       rewriter.setInput(gemm, fold.operand, fold.source);
-      if (flags[fold.operand] == 0) {
+      if (!flags[fold.operand]) {
         rewriter.setIntAttr(gemm, kFlags[fold.operand], 1);
       } else {
         rewriter.removeAttr(gemm, kFlags[fold.operand]);  // absent means 0 in every opset
@@ -119,10 +117,8 @@ class FoldGemmOutputTranspose final : public RewritePattern {
       return rewriter.notifyMatchFailure(transpose, "the Gemm lacks A or B");
     }
     const int64_t opset = *rewriter.opsetVersion(*gemm);
-    absl::StatusOr<int64_t> trans_a = getIntOr(*gemm, "transA", 0);
-    if (!trans_a.ok()) return rewriter.emitError(*gemm, trans_a.status());
-    absl::StatusOr<int64_t> trans_b = getIntOr(*gemm, "transB", 0);
-    if (!trans_b.ok()) return rewriter.emitError(*gemm, trans_b.status());
+    absl::StatusOr<GemmAttributes> attributes = readGemmAttributes(*gemm);
+    if (!attributes.ok()) return rewriter.emitError(*gemm, attributes.status());
     // broadcast exists in Gemm 1 and 6 only.
     absl::StatusOr<int64_t> broadcast = opset < 7 ? getIntOr(*gemm, "broadcast", 0) : 0;
     if (!broadcast.ok()) return rewriter.emitError(*gemm, broadcast.status());
@@ -149,8 +145,8 @@ class FoldGemmOutputTranspose final : public RewritePattern {
     ir::Node* fused = rewriter.replaceRootWithNewNode("Gemm", inputs, "", gemm->name());
     rewriter.copyAttrs(*gemm, *fused, {"transA", "transB"});
     // B is read as the new A, transposed unless transB was set; A as the new B likewise.
-    if (*trans_b == 0) rewriter.setIntAttr(*fused, "transA", 1);
-    if (*trans_a == 0) rewriter.setIntAttr(*fused, "transB", 1);
+    if (!attributes->trans_b) rewriter.setIntAttr(*fused, "transA", 1);
+    if (!attributes->trans_a) rewriter.setIntAttr(*fused, "transB", 1);
     return success();
   }
 

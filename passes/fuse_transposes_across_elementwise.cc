@@ -127,7 +127,7 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
       if (chain.size() == kMaxChainNodes || !onlyReadBy(*top, {below})) return failure();
       std::vector<size_t> operands = chainOperands(*producer, rewriter);
       if (operands.empty()) return failure();
-      chain.push_back(Link{producer, std::move(operands), {}});
+      chain.push_back(Link{producer, std::move(operands), {}, std::nullopt});
       below = producer;
       top = producer->input(chain.back().chain_operands.front());
     }

@@ -161,6 +161,23 @@ absl::StatusOr<ClipBounds> readClipBounds(const ir::Node& clip) {
   return bounds;
 }
 
+absl::StatusOr<GemmAttributes> readGemmAttributes(const ir::Node& gemm) {
+  GemmAttributes attributes;
+  absl::StatusOr<float> alpha = getFloatOr(gemm, "alpha", attributes.alpha);
+  if (!alpha.ok()) return alpha.status();
+  absl::StatusOr<float> beta = getFloatOr(gemm, "beta", attributes.beta);
+  if (!beta.ok()) return beta.status();
+  absl::StatusOr<int64_t> trans_a = getIntOr(gemm, "transA", 0);
+  if (!trans_a.ok()) return trans_a.status();
+  absl::StatusOr<int64_t> trans_b = getIntOr(gemm, "transB", 0);
+  if (!trans_b.ok()) return trans_b.status();
+  attributes.alpha = *alpha;
+  attributes.beta = *beta;
+  attributes.trans_a = *trans_a != 0;
+  attributes.trans_b = *trans_b != 0;
+  return attributes;
+}
+
 absl::StatusOr<std::optional<std::vector<int64_t>>> readTransposePerm(
     const ir::Node& transpose, std::optional<int64_t> rank) {
   absl::StatusOr<std::optional<std::vector<int64_t>>> perm = getInts(transpose, "perm");

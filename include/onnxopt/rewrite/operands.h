@@ -92,4 +92,20 @@ struct ClipBounds {
 // imports no opset of the node's domain.
 ONNXOPT_API absl::StatusOr<ClipBounds> readClipBounds(const ir::Node& clip);
 
+// A Gemm's scalars and flags, ONNX's defaults for those absent: Y = alpha * A' * B' + beta * C,
+// A' = A transposed when trans_a, B' likewise.
+struct GemmAttributes {
+  float alpha = 1.0f;
+  float beta = 1.0f;
+  bool trans_a = false;
+  bool trans_b = false;
+  bool operator==(const GemmAttributes& other) const {
+    return alpha == other.alpha && beta == other.beta && trans_a == other.trans_a &&
+           trans_b == other.trans_b;
+  }
+};
+
+// An error naming the node when one of them has another kind than ONNX defines.
+ONNXOPT_API absl::StatusOr<GemmAttributes> readGemmAttributes(const ir::Node& gemm);
+
 }  // namespace onnxopt
