@@ -444,18 +444,19 @@ absl::Span<ir::Node* const> ShapeOracle::forget(const ir::Node& node) {
 }
 
 namespace {
-// Declared dims win; an unknown declared dim takes the inferred one.
-Type merge(Type declared, Type inferred) {
-  if (!declared.isTensor()) return inferred;
-  if (!inferred.isTensor()) return declared;
-  const int32_t elem = declared.elemType() != 0 ? declared.elemType() : inferred.elemType();
-  if (!declared.shape()) return Type::tensor(elem, std::move(inferred).takeShape());
-  if (!inferred.shape() || inferred.shape()->size() != declared.shape()->size()) {
-    return Type::tensor(elem, std::move(declared).takeShape());
+// `primary`, with what it leaves unknown taken from `fallback`: the element type, the whole
+// shape, or single dims where the ranks agree. Where both know a part, `primary`'s stands.
+Type refine(Type primary, Type fallback) {
+  if (!primary.isTensor()) return fallback;
+  if (!fallback.isTensor()) return primary;
+  const int32_t elem = primary.elemType() != 0 ? primary.elemType() : fallback.elemType();
+  if (!primary.shape()) return Type::tensor(elem, std::move(fallback).takeShape());
+  if (!fallback.shape() || fallback.shape()->size() != primary.shape()->size()) {
+    return Type::tensor(elem, std::move(primary).takeShape());
   }
-  Shape shape = *std::move(declared).takeShape();
+  Shape shape = *std::move(primary).takeShape();
   for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i].isUnknown()) shape[i] = (*inferred.shape())[i];
+    if (shape[i].isUnknown()) shape[i] = (*fallback.shape())[i];
   }
   return Type::tensor(elem, std::move(shape));
 }
@@ -468,28 +469,11 @@ bool fullyKnown(const Type& type) {
   return true;
 }
 
-// fullyKnown(value.type()), read off the declaration without building the Type: the oracle asks
-// this of every value it meets, most of which an exporter declared completely.
-bool declaredFullyKnown(const ir::Value& value) {
-  const onnx::ValueInfoProto* info =
-      value.valueInfo() && value.valueInfo()->has_type() ? value.valueInfo()
-      : value.inputInfo() && value.inputInfo()->has_type() ? value.inputInfo()
-                                                          : nullptr;
-  if (info == nullptr) return value.isInitializer() && value.initializer()->dataType() != 0;
-  if (!info->type().has_tensor_type()) return false;
-  const onnx::TypeProto::Tensor& tensor = info->type().tensor_type();
-  if (tensor.elem_type() == 0 || !tensor.has_shape()) return false;
-  for (const auto& dim : tensor.shape().dim()) {
-    if (!dim.has_dim_value() && (!dim.has_dim_param() || dim.dim_param().empty())) return false;
-  }
-  return true;
-}
-
 const Type kNothingKnown;
 }  // namespace
 
 const Type& ShapeOracle::resolve(const ir::Value& value) {
-  if (value.producer() == nullptr || declaredFullyKnown(value)) return remember(value, infer(value));
+  if (value.producer() == nullptr) return remember(value, infer(value));
   // Producers are resolved first, without recursion, so a chain of a million nodes is fine.
   absl::InlinedVector<const ir::Value*, 8> pending = {&value};
   while (!pending.empty()) {
@@ -499,8 +483,7 @@ const Type& ShapeOracle::resolve(const ir::Value& value) {
       continue;
     }
     bool ready = true;
-    if (const ir::Node* producer = current->producer();
-        producer && !declaredFullyKnown(*current)) {
+    if (const ir::Node* producer = current->producer()) {
       for (const ir::Value* input : producer->inputs()) {
         if (input && known(*input) == nullptr) {
           pending.push_back(input);
@@ -577,14 +560,16 @@ bool hasSubgraphs(const ir::Node& node) {
 }  // namespace
 
 Type ShapeOracle::infer(const ir::Value& value) {
-  Type type = value.type();
-  if (!fullyKnown(type) && value.producer() != nullptr) {
-    type = merge(std::move(type), applyLocalRule(*value.producer(), value.producerOutputIndex()));
-  }
-  if (!type.shape() && value.producer() != nullptr && libonnxKnows(*value.producer(), *this)) {
+  if (value.producer() == nullptr) return value.type();
+  // What the producer's rule derives from its inputs stands over the declaration (value_info, a
+  // graph output's type), which may be stale after an edit of the graph: ONNX Runtime runs such a
+  // model, its kernels computing the real sizes, after warning that the declaration does not
+  // merge. The declaration fills in what the rule leaves unknown.
+  Type type = refine(applyLocalRule(*value.producer(), value.producerOutputIndex()), value.type());
+  if (!type.shape() && libonnxKnows(*value.producer(), *this)) {
     if (!onnx_inference_ran_) runOnnxShapeInference();
     auto inferred = onnx_inferred_.find(&value);
-    if (inferred != onnx_inferred_.end()) type = merge(std::move(type), inferred->second);
+    if (inferred != onnx_inferred_.end()) type = refine(std::move(type), inferred->second);
   }
   return type;
 }
@@ -1277,7 +1262,7 @@ ShapeOracle::Inferred ShapeOracle::inferFromInputs(const ir::Value& value) {
   if (trusted && !fullyKnown(type)) {
     if (!onnx_inference_ran_) runOnnxShapeInference();
     auto onnx = onnx_inferred_.find(&value);
-    if (onnx != onnx_inferred_.end()) type = merge(std::move(type), onnx->second);
+    if (onnx != onnx_inferred_.end()) type = refine(std::move(type), onnx->second);
   }
   return {std::move(type), trusted};
 }

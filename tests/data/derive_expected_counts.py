@@ -20,7 +20,8 @@ ran the standard catalogue (eliminate-identity, eliminate-common-subexpressions,
 eliminations), and "note_reshape_rnn" those measured once fuse-concat-into-reshape wrote -1 for
 an entry not known and eliminate-zero-rnn-initial-state dropped zero RNN states, and
 "note_transpose_axis_removal" the RNN exports measured once eliminate-transpose-before-axis-removal
-read around the Transpose before their last step. Do not rerun
+read around the Transpose before their last step, and "note_derived_shapes" those measured once
+the shape oracle let what its rules derive stand over declarations. Do not rerun
 this script to rewrite them until `reference_o1` models those too.
 
     /usr/bin/python3 tests/data/derive_expected_counts.py

@@ -577,6 +577,42 @@ def parallel_matmul_models():
                 const("e", (rng.randn(6, 16) / 4).astype(np.float16)), const("f", rng.randn(6).astype(np.float16))])
 
 
+def stale_value_info_models():
+    """Declarations (value_info) that an edit of the graph left stale: ONNX Runtime warns that they
+    do not merge and runs the model with the real sizes, so no pass may believe them. A declared
+    [2, 3] after Relu and Sigmoid of a [1, 3] input makes an Expand to [2, 3] look like a no-op;
+    a Relu of a [2, 3] input declared [3, 2] makes a Reshape to [3, 2] look like one; a MatMul
+    declared [2, 3] (really [1, 3]) makes a [2, 3] bias look like one Gemm's C; a Relu declared
+    [2, 3] (really [1, 3]) makes a Mul by ones of [2, 3] look like a no-op."""
+    value = h.make_tensor_value_info
+
+    def stale(name, opset, nodes, inputs, outputs, declared, initializers):
+        graph = h.make_graph(nodes, name, inputs, outputs, initializer=initializers,
+                             value_info=[value(n, T.FLOAT, dims) for n, dims in declared])
+        model = h.make_model(graph, opset_imports=[h.make_opsetid("", opset)], producer_name="onnx-opt tests")
+        model.ir_version = 7
+        onnx.checker.check_model(model)  # full_check would reject the stale declarations
+        onnx.save(model, os.path.join(HERE, name + ".onnx"))
+
+    target = numpy_helper.from_array(np.array([2, 3], dtype=np.int64), "target")
+    reshaped = numpy_helper.from_array(np.array([3, 2], dtype=np.int64), "reshaped")
+    weight = numpy_helper.from_array(np.arange(12, dtype=np.float32).reshape(4, 3) / 8, "w")
+    bias = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3) - 2, "b")
+    ones = numpy_helper.from_array(np.ones((2, 3), dtype=np.float32), "ones")
+    for opset in (13, 17):
+        stale(f"stale_value_info_op{opset}", opset,
+              [h.make_node("Relu", ["x"], ["a"]), h.make_node("Sigmoid", ["a"], ["s"]),
+               h.make_node("Expand", ["s", "target"], ["expanded"]),
+               h.make_node("Relu", ["z"], ["r"]), h.make_node("Reshape", ["r", "reshaped"], ["reshaped_out"]),
+               h.make_node("MatMul", ["m", "w"], ["product"]), h.make_node("Add", ["product", "b"], ["biased"]),
+               h.make_node("Relu", ["x"], ["k"]), h.make_node("Mul", ["k", "ones"], ["scaled"])],
+              [value("x", T.FLOAT, [1, 3]), value("z", T.FLOAT, [2, 3]), value("m", T.FLOAT, [1, 4])],
+              [value("expanded", T.FLOAT, [2, 3]), value("reshaped_out", T.FLOAT, [3, 2]),
+               value("biased", T.FLOAT, [2, 3]), value("scaled", T.FLOAT, [2, 3])],
+              [("a", [2, 3]), ("s", [2, 3]), ("r", [3, 2]), ("product", [2, 3]), ("k", [2, 3])],
+              [target, reshaped, weight, bias, ones])
+
+
 def main():
     for opset in (9, 13, 17):
         save(f"where_not_op{opset}",
@@ -598,6 +634,7 @@ def main():
     constant_output_models()
     parallel_matmul_models()
     transpose_axis_removal_models()
+    stale_value_info_models()
 
 
 if __name__ == "__main__":
