@@ -173,6 +173,34 @@ using ir::Dim;
 using ir::Shape;
 using ir::Type;
 
+// The dim_params that the inputs of `graph` and of its subgraphs name.
+void collectInputSymbols(const onnx::GraphProto& graph, absl::flat_hash_set<std::string>* symbols) {
+  for (const onnx::ValueInfoProto& input : graph.input()) {
+    for (const auto& dim : input.type().tensor_type().shape().dim()) {
+      if (dim.has_dim_param()) symbols->insert(dim.dim_param());
+    }
+  }
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.has_g()) collectInputSymbols(attribute.g(), symbols);
+      for (const onnx::GraphProto& subgraph : attribute.graphs()) collectInputSymbols(subgraph, symbols);
+    }
+  }
+}
+
+// `type` read from ONNX's inference, each symbol it made up for a dim it did not know (unk__0,
+// one no input names) read as unknown: it stands for no size, so it may not stand over a
+// declared one.
+Type withoutMadeUpSymbols(const onnx::TypeProto& proto, const absl::flat_hash_set<std::string>& symbols) {
+  Type type = Type::fromProto(proto);
+  if (!type.shape()) return type;
+  Shape shape = *type.shape();
+  for (Dim& dim : shape) {
+    if (dim.isSymbolic() && !symbols.contains(dim.symbol())) dim = Dim::unknown();
+  }
+  return Type::tensor(type.elemType(), std::move(shape));
+}
+
 const Dim kOne = Dim::known(1);
 
 // The dim of `shape` at position `i` counted from the right, or 1 past its rank.
@@ -561,17 +589,17 @@ bool hasSubgraphs(const ir::Node& node) {
 
 Type ShapeOracle::infer(const ir::Value& value) {
   if (value.producer() == nullptr) return value.type();
-  // What the producer's rule derives from its inputs stands over the declaration (value_info, a
-  // graph output's type), which may be stale after an edit of the graph: ONNX Runtime runs such a
-  // model, its kernels computing the real sizes, after warning that the declaration does not
-  // merge. The declaration fills in what the rule leaves unknown.
-  Type type = refine(applyLocalRule(*value.producer(), value.producerOutputIndex()), value.type());
+  // What the producer's rule, or else ONNX's inference from the graph's inputs, derives stands
+  // over the declaration (value_info, a graph output's type), which may be stale after an edit of
+  // the graph: ONNX Runtime runs such a model, its kernels computing the real sizes, after warning
+  // that the declaration does not merge. The declaration fills in what both leave unknown.
+  Type type = applyLocalRule(*value.producer(), value.producerOutputIndex());
   if (!type.shape() && libonnxKnows(*value.producer(), *this)) {
     if (!onnx_inference_ran_) runOnnxShapeInference();
     auto inferred = onnx_inferred_.find(&value);
     if (inferred != onnx_inferred_.end()) type = refine(std::move(type), inferred->second);
   }
-  return type;
+  return refine(std::move(type), value.type());
 }
 
 namespace {
@@ -1519,6 +1547,8 @@ void ShapeOracle::runOnnxShapeInference() {
   // Inference from the graphs' inputs alone: a wrong value_info or output declaration would
   // otherwise flow into what it infers downstream.
   forgetDeclaredShapes(*inferred.mutable_graph());
+  absl::flat_hash_set<std::string> input_symbols;
+  collectInputSymbols(inferred.graph(), &input_symbols);
   try {
     // ONNX 1.12's data propagation for Shape (opset 15+) dereferences its input's type without a
     // check, and crashes when inference left that input untyped (the output of a custom op, or of
@@ -1566,13 +1596,13 @@ void ShapeOracle::runOnnxShapeInference() {
     for (const auto& info : graph_proto->value_info()) {
       auto it = by_name.find(info.name());
       if (it != by_name.end() && info.has_type() && !isUntouchedDeclaration(info.type())) {
-        onnx_inferred_[it->second] = Type::fromProto(info.type());
+        onnx_inferred_[it->second] = withoutMadeUpSymbols(info.type(), input_symbols);
       }
     }
     for (const auto& info : graph_proto->output()) {
       auto it = by_name.find(info.name());
       if (it != by_name.end() && info.has_type()) {
-        onnx_inferred_.emplace(it->second, Type::fromProto(info.type()));
+        onnx_inferred_.emplace(it->second, withoutMadeUpSymbols(info.type(), input_symbols));
       }
     }
     int index = 0;

@@ -821,19 +821,22 @@ g (float[2,3] X) => (float[9,9] Y, float[2,3] Z)
 }
 
 // A stale declaration (an edit of the graph left value_info behind) does not override what the
-// rules derive from the inputs, down a chain of such declarations; ONNX Runtime runs the model
-// with the real sizes. A declaration still fills in what the rules cannot know.
+// local rules or, for an op without one, ONNX's inference derive from the inputs, down a chain of
+// such declarations; ONNX Runtime runs the model with the real sizes. A declaration still fills
+// in what neither can know.
 TEST(ShapeRulesTest, DerivedShapesStandOverStaleDeclarations) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 13, "com.example" : 1]>
-g (float[1,3] X) => (float[2,3] Y, float[4,N] Z)
-<float[2,3] A, float[2,3] B, float[4,N] C>
+g (float[1,3] X, float[2,3] W) => (float[2,3] Y, float[4,N] Z, float[3,2] U)
+<float[2,3] A, float[2,3] B, float[4,N] C, float[3,2] T, int64[1] two = {2}>
 {
   A = Relu(X)
   B = Sigmoid(A)
   Y = Identity(B)
   C = com.example.Op(X)
   Z = Relu(C)
+  T, I = TopK<axis = 0>(W, two)
+  U = Identity(T)
 }
 )");
   ASSERT_NE(model, nullptr);
@@ -844,6 +847,8 @@ g (float[1,3] X) => (float[2,3] Y, float[4,N] Z)
   }
   EXPECT_EQ(oracle.typeOf(*graph.findValue("C")).shape(), shape({k(4), s("N")}));
   EXPECT_EQ(oracle.typeOf(*graph.findValue("Z")).shape(), shape({k(4), s("N")}));
+  EXPECT_EQ(oracle.typeOf(*graph.findValue("T")).shape(), shape({k(2), k(3)}));
+  EXPECT_EQ(oracle.typeOf(*graph.findValue("U")).shape(), shape({k(2), k(3)}));
 }
 
 TEST(ShapeRulesTest, SliceRangeClampsAsTheSpecSays) {

@@ -583,7 +583,9 @@ def stale_value_info_models():
     [2, 3] after Relu and Sigmoid of a [1, 3] input makes an Expand to [2, 3] look like a no-op;
     a Relu of a [2, 3] input declared [3, 2] makes a Reshape to [3, 2] look like one; a MatMul
     declared [2, 3] (really [1, 3]) makes a [2, 3] bias look like one Gemm's C; a Relu declared
-    [2, 3] (really [1, 3]) makes a Mul by ones of [2, 3] look like a no-op."""
+    [2, 3] (really [1, 3]) makes a Mul by ones of [2, 3] look like a no-op; a TopK (no local
+    shape rule: ONNX's inference knows it) declared [3, 2] (really [2, 3]) makes a Reshape to
+    [3, 2] look like one."""
     value = h.make_tensor_value_info
 
     def stale(name, opset, nodes, inputs, outputs, declared, initializers):
@@ -599,18 +601,23 @@ def stale_value_info_models():
     weight = numpy_helper.from_array(np.arange(12, dtype=np.float32).reshape(4, 3) / 8, "w")
     bias = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3) - 2, "b")
     ones = numpy_helper.from_array(np.ones((2, 3), dtype=np.float32), "ones")
+    two = numpy_helper.from_array(np.array([2], dtype=np.int64), "two")
     for opset in (13, 17):
         stale(f"stale_value_info_op{opset}", opset,
               [h.make_node("Relu", ["x"], ["a"]), h.make_node("Sigmoid", ["a"], ["s"]),
                h.make_node("Expand", ["s", "target"], ["expanded"]),
                h.make_node("Relu", ["z"], ["r"]), h.make_node("Reshape", ["r", "reshaped"], ["reshaped_out"]),
                h.make_node("MatMul", ["m", "w"], ["product"]), h.make_node("Add", ["product", "b"], ["biased"]),
-               h.make_node("Relu", ["x"], ["k"]), h.make_node("Mul", ["k", "ones"], ["scaled"])],
+               h.make_node("Relu", ["x"], ["k"]), h.make_node("Mul", ["k", "ones"], ["scaled"]),
+               h.make_node("TopK", ["z", "two"], ["top", "top_indices"], axis=0),
+               h.make_node("Reshape", ["top", "reshaped"], ["top_out"])],
               [value("x", T.FLOAT, [1, 3]), value("z", T.FLOAT, [2, 3]), value("m", T.FLOAT, [1, 4])],
               [value("expanded", T.FLOAT, [2, 3]), value("reshaped_out", T.FLOAT, [3, 2]),
-               value("biased", T.FLOAT, [2, 3]), value("scaled", T.FLOAT, [2, 3])],
-              [("a", [2, 3]), ("s", [2, 3]), ("r", [3, 2]), ("product", [2, 3]), ("k", [2, 3])],
-              [target, reshaped, weight, bias, ones])
+               value("biased", T.FLOAT, [2, 3]), value("scaled", T.FLOAT, [2, 3]),
+               value("top_out", T.FLOAT, [3, 2])],
+              [("a", [2, 3]), ("s", [2, 3]), ("r", [3, 2]), ("product", [2, 3]), ("k", [2, 3]),
+               ("top", [3, 2])],
+              [target, reshaped, weight, bias, ones, two])
 
 
 def main():
