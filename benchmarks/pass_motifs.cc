@@ -121,6 +121,12 @@ motif (float[N,8] X, bool C) => (float[N,8] Y) {
       else_out = Neg(X)
     }>
 })"},
+      // A size an edit left stale in every copy's declaration of a.
+      {"legalize-value-info", R"(<ir_version: 8, opset_import: ["" : 13]>
+motif (float[4,8] X) => (float[4,8] Y) <float[2,8] a> {
+  a = Relu(X)
+  Y = Neg(a)
+})"},
       {"lift-constants", R"(<ir_version: 8, opset_import: ["" : 13]>
 motif (float[N,8] X) => (float[N,8] Y) {
   bias = Constant<value = float[8] {1, 2, 3, 4, 5, 6, 7, 8}>()

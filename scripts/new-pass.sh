@@ -85,9 +85,11 @@ What it matches (root: \`$root_op\`, the opsets it handles), what it rewrites it
 case where it declines. Golden cases: [tests/passes/$name.onnxtxt](../../tests/passes/$name.onnxtxt).
 MD
 
-# The registry line goes after the last pass, before the named pipelines.
+# The registry line goes after the last pass (after the last line of its entry, which may span
+# several), before the named pipelines.
 awk -v line="ONNXOPT_PASS(\"$name\", create${class}Pass, \"TODO: one line on what $name does\")" '
-  /^ONNXOPT_PASS\(/ { last = NR }
+  /^ONNXOPT_PASS\(/ { in_entry = 1 }
+  in_entry && /\)[[:space:]]*$/ { last = NR; in_entry = 0 }
   { lines[NR] = $0 }
   END { for (i = 1; i <= NR; ++i) { print lines[i]; if (i == last) print line } }
 ' "$registry" >"$registry.new"

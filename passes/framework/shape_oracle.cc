@@ -446,6 +446,7 @@ bool ShapeOracle::dropAnswers(const ir::Value& value) {
     answers[value.ordinal()] = nullptr;
     had = true;
   }
+  claimed_.erase(&value);
   return inferred_.erase(&value) > 0 || had;
 }
 
@@ -588,18 +589,36 @@ bool hasSubgraphs(const ir::Node& node) {
 }  // namespace
 
 Type ShapeOracle::infer(const ir::Value& value) {
-  if (value.producer() == nullptr) return value.type();
-  // What the producer's rule, or else ONNX's inference from the graph's inputs, derives stands
-  // over the declaration (value_info, a graph output's type), which may be stale after an edit of
-  // the graph: ONNX Runtime runs such a model, its kernels computing the real sizes, after warning
-  // that the declaration does not merge. The declaration fills in what both leave unknown.
-  Type type = applyLocalRule(*value.producer(), value.producerOutputIndex());
-  if (!type.shape() && libonnxKnows(*value.producer(), *this)) {
+  const ir::Node* producer = value.producer();
+  if (producer == nullptr) {
+    // The caller feeds a main-graph input as declared (ONNX Runtime checks it); a body's inputs
+    // are what its node passes, which the declaration may not describe.
+    if (!value.isInitializer() && value.graph()->parentNode() != nullptr) claimed_.insert(&value);
+    return value.type();
+  }
+  Type derived = applyLocalRule(*producer, value.producerOutputIndex());
+  if (!derived.shape() && libonnxKnows(*producer, *this)) {
     if (!onnx_inference_ran_) runOnnxShapeInference();
     auto inferred = onnx_inferred_.find(&value);
-    if (inferred != onnx_inferred_.end()) type = refine(std::move(type), inferred->second);
+    if (inferred != onnx_inferred_.end()) derived = refine(std::move(derived), inferred->second);
   }
-  return refine(std::move(type), value.type());
+  const bool from_facts = std::none_of(
+      producer->inputs().begin(), producer->inputs().end(),
+      [&](const ir::Value* input) { return input != nullptr && claimed_.contains(input); });
+  if (!from_facts) {
+    // Derived from a declaration somewhere upstream, it is no better than this one: the
+    // declaration stands and the derivation fills in what it leaves unknown.
+    claimed_.insert(&value);
+    return refine(value.type(), std::move(derived));
+  }
+  // What follows from the graph's inputs stands over the declaration (value_info, a graph
+  // output's type), which may be stale after an edit of the graph: ONNX Runtime runs such a
+  // model, its kernels computing the real sizes, after warning that the declaration does not
+  // merge. The declaration fills in what the derivation leaves unknown, and the answer then
+  // rests on it.
+  Type type = refine(derived, value.type());
+  if (!(type == derived)) claimed_.insert(&value);
+  return type;
 }
 
 namespace {

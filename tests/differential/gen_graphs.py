@@ -2321,6 +2321,18 @@ class Graph:
         self.mark_output(cur if self.depth[cur] == 0 else self.node('Identity', [cur], shape, hoist=False))
         return self.graph_input([self.pick(['N', 1, 2]), self.rng.randint(1, 4)])
 
+    def make_declarations_stale(self, model):
+        """One to three value_info entries of the main graph get another size for a dim of known
+        size, as an edit of a graph leaves them: ONNX Runtime warns that they do not merge and
+        runs the model with the real sizes, so no pass may believe them. (A symbolic dim given a
+        size would not conflict: ONNX Runtime would believe it and might refuse the model.)"""
+        sized = [(info, dim) for info in model.graph.value_info if info.type.HasField('tensor_type')
+                 for dim in info.type.tensor_type.shape.dim if dim.HasField('dim_value')]
+        for info, dim in self.rng.sample(sized, min(len(sized), self.rng.randint(1, 3))):
+            dim.dim_value = self.pick([d for d in (1, 2, 3, 5) if d != dim.dim_value])
+        if sized:
+            self.motifs.append('stale_value_info')
+
     def build(self, first):
         """The model: motif `first` (a FAMILIES or BODY_FAMILIES name), then 1 to 3 more."""
         m = self.pick(['N', 'N', 1, 2, 3])
@@ -2340,6 +2352,8 @@ class Graph:
         checker.check_model(model, full_check=True)
         if self.chance(0.4):  # declared intermediate shapes, as exporters often write them
             model = shape_inference.infer_shapes(model, strict_mode=True)
+            if self.chance(0.3):
+                self.make_declarations_stale(model)
         if self.opset > NEWEST_CHECKED_OPSET:
             model.opset_import[0].version = self.opset
             model.ir_version = IR_VERSION[self.opset]

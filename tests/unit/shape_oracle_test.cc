@@ -823,12 +823,12 @@ g (float[2,3] X) => (float[9,9] Y, float[2,3] Z)
 // A stale declaration (an edit of the graph left value_info behind) does not override what the
 // local rules or, for an op without one, ONNX's inference derive from the inputs, down a chain of
 // such declarations; ONNX Runtime runs the model with the real sizes. A declaration still fills
-// in what neither can know.
+// in what neither can know, and stands over what is derived from another declaration.
 TEST(ShapeRulesTest, DerivedShapesStandOverStaleDeclarations) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 13, "com.example" : 1]>
-g (float[1,3] X, float[2,3] W) => (float[2,3] Y, float[4,N] Z, float[3,2] U)
-<float[2,3] A, float[2,3] B, float[4,N] C, float[3,2] T, int64[1] two = {2}>
+g (float[1,3] X, float[2,3] W) => (float[2,3] Y, float[4,N] Z, float[3,2] U, float[4,5] V)
+<float[2,3] A, float[2,3] B, float[4,N] C, float[3,2] T, float[4,5] R, int64[1] two = {2}>
 {
   A = Relu(X)
   B = Sigmoid(A)
@@ -837,6 +837,8 @@ g (float[1,3] X, float[2,3] W) => (float[2,3] Y, float[4,N] Z, float[3,2] U)
   Z = Relu(C)
   T, I = TopK<axis = 0>(W, two)
   U = Identity(T)
+  R = Sigmoid(C)
+  V = Neg(R)
 }
 )");
   ASSERT_NE(model, nullptr);
@@ -849,6 +851,7 @@ g (float[1,3] X, float[2,3] W) => (float[2,3] Y, float[4,N] Z, float[3,2] U)
   EXPECT_EQ(oracle.typeOf(*graph.findValue("Z")).shape(), shape({k(4), s("N")}));
   EXPECT_EQ(oracle.typeOf(*graph.findValue("T")).shape(), shape({k(2), k(3)}));
   EXPECT_EQ(oracle.typeOf(*graph.findValue("U")).shape(), shape({k(2), k(3)}));
+  EXPECT_EQ(oracle.typeOf(*graph.findValue("R")).shape(), shape({k(4), k(5)}));
 }
 
 TEST(ShapeRulesTest, SliceRangeClampsAsTheSpecSays) {

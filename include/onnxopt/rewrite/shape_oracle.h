@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -128,6 +129,9 @@ class ONNXOPT_API ShapeOracle {
   std::vector<const ir::Type*>* last_answers_ = nullptr;
   absl::flat_hash_map<const ir::Value*, ir::Type> onnx_inferred_;
   absl::node_hash_map<const ir::Value*, Inferred> inferred_;
+  // The values whose typeOf() answer rests on a declaration (a body's input, a value_info, a
+  // graph output's type) rather than on the main graph's inputs alone.
+  absl::flat_hash_set<const ir::Value*> claimed_;
   bool onnx_inference_ran_ = false;
   std::vector<ir::Node*> readers_of_forgotten_;  // forget()'s walk and answer
 };

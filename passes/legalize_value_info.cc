@@ -1,0 +1,94 @@
+// legalize-value-info: a declaration (value_info) of an intermediate value that contradicts what
+// the graph computes from its inputs is corrected. See docs/passes/legalize-value-info.md.
+//
+// ONNX Runtime runs a model whose value_info an edit of the graph left stale, after warning that
+// it does not merge, but it plans its buffers from the shapes it believes: once a rewrite changes
+// which buffers may be shared, a stale size can make it fail at run time ("Shape mismatch
+// attempting to re-use buffer"). A contradiction is what ONNX Runtime's merge calls one: another
+// element type or rank, or another size for a dim whose size both know. The facts come from the
+// graph's inputs, initializers and constants alone (ShapeOracle::inferredTypeOf), never from
+// another declaration. Graph inputs and outputs are the model's interface and stay as declared.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "onnxopt/ir/describe.h"
+#include "onnxopt/pass/analysis.h"
+#include "onnxopt/pass/pass.h"
+#include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/shape_oracle.h"
+
+namespace onnxopt {
+namespace {
+
+// `declared` with what contradicts `fact` taken from it; nullopt when nothing does.
+std::optional<ir::Type> corrected(const ir::Type& declared, const ir::Type& fact) {
+  if (!declared.isTensor() || !fact.isTensor()) return std::nullopt;
+  const int32_t elem = declared.elemType();
+  const bool elem_differs = elem != 0 && fact.elemType() != 0 && elem != fact.elemType();
+  const int32_t elem_kept = elem_differs ? fact.elemType() : elem;
+  if (!declared.shape() || !fact.shape()) {
+    if (!elem_differs) return std::nullopt;
+    return ir::Type::tensor(elem_kept, declared.shape());
+  }
+  if (declared.shape()->size() != fact.shape()->size()) return ir::Type::tensor(elem_kept, fact.shape());
+  ir::Shape shape = *declared.shape();
+  bool dim_differs = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const ir::Dim& known = (*fact.shape())[i];
+    if (shape[i].isKnown() && known.isKnown() && shape[i].value() != known.value()) {
+      shape[i] = known;
+      dim_differs = true;
+    }
+  }
+  if (!elem_differs && !dim_differs) return std::nullopt;
+  return ir::Type::tensor(elem_kept, std::move(shape));
+}
+
+class LegalizeValueInfo final : public Pass {
+ public:
+  LegalizeValueInfo() : Pass("legalize-value-info") {}
+
+  absl::StatusOr<bool> run(ir::Model& model, PassContext& context) override {
+    std::unique_ptr<AnalysisManager> own;
+    AnalysisManager* analyses = context.analyses();
+    if (analyses == nullptr) {
+      own = std::make_unique<AnalysisManager>(model);
+      analyses = own.get();
+    }
+    ShapeOracle& shapes = analyses->shapes();
+    int64_t corrections = 0;
+    ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
+      for (ir::Node& node : graph) {
+        for (ir::Value* output : node.outputs()) {
+          if (output == nullptr || output->valueInfo() == nullptr || output->isGraphOutput()) continue;
+          const ir::Type declared = output->type();
+          std::optional<ir::Type> type = corrected(declared, shapes.inferredTypeOf(*output));
+          if (!type) continue;
+          if (context.debugEnabled()) {
+            context.debug(absl::StrCat("'", output->name(), "' (output of ", ir::describe(node),
+                                       ") was declared ", shapeText(declared.shape()),
+                                       " of element type ", declared.elemType(), ", now ",
+                                       shapeText(type->shape()), " of ", type->elemType()));
+          }
+          output->setType(*type);
+          ++corrections;
+        }
+      }
+    });
+    if (corrections == 0) return false;
+    context.statistics().nodes_rewritten += corrections;
+    context.warn(absl::StrCat("corrected ", corrections,
+                              corrections == 1 ? " declaration (value_info)" : " declarations (value_info)",
+                              " that contradicted what the graph computes"));
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createLegalizeValueInfoPass() { return std::make_unique<LegalizeValueInfo>(); }
+
+}  // namespace onnxopt
