@@ -52,20 +52,21 @@ class LegalizeValueInfo final : public Pass {
   LegalizeValueInfo() : Pass("legalize-value-info") {}
 
   absl::StatusOr<bool> run(ir::Model& model, PassContext& context) override {
+    // The shapes are asked for only once a declaration is met: most models declare none.
     std::unique_ptr<AnalysisManager> own;
-    AnalysisManager* analyses = context.analyses();
-    if (analyses == nullptr) {
-      own = std::make_unique<AnalysisManager>(model);
-      analyses = own.get();
-    }
-    ShapeOracle& shapes = analyses->shapes();
+    auto shapes = [&]() -> ShapeOracle& {
+      if (context.analyses() != nullptr) return context.analyses()->shapes();
+      if (!own) own = std::make_unique<AnalysisManager>(model);
+      return own->shapes();
+    };
     int64_t corrections = 0;
     ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
+      if (!graph.mayHaveValueInfo()) return;
       for (ir::Node& node : graph) {
         for (ir::Value* output : node.outputs()) {
           if (output == nullptr || output->valueInfo() == nullptr || output->isGraphOutput()) continue;
           const ir::Type declared = output->type();
-          std::optional<ir::Type> type = corrected(declared, shapes.inferredTypeOf(*output));
+          std::optional<ir::Type> type = corrected(declared, shapes().inferredTypeOf(*output));
           if (!type) continue;
           if (context.debugEnabled()) {
             context.debug(absl::StrCat("'", output->name(), "' (output of ", ir::describe(node),

@@ -351,6 +351,9 @@ class ONNXOPT_API Graph {
   // its value_info entries (orphaned ones included), for edits that change what is declared but
   // no value, such as fixing a dynamic dim. Counts as a modification of the graph.
   std::vector<onnx::ValueInfoProto*> mutableDeclarations();
+  // False when no value of this graph has ever had a value_info entry: most exports declare
+  // none, and a pass that reads them can skip the graph.
+  bool mayHaveValueInfo() const { return next_value_info_order_ != 0; }
 
   // The GraphProto without nodes, inputs, outputs, initializers and value_info: name, doc
   // string, quantization annotations, unknown fields.
