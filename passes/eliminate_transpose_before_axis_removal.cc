@@ -3,22 +3,26 @@
 // own order, the removal done on X's axes p[a] gives the same tensor: Gather(T, i, axis=a)
 // reads Gather(X, i, axis=p[a]), Squeeze(T, A) reads Squeeze(X, p[A]). Only elements move, so
 // the result is exact; the Transpose goes with its last reader. The batch-first RNN exports'
-// Transpose -> Gather (the last step of the sequence) is the case met in practice. See
+// Transpose -> Gather (the last step of the sequence) is the case met in practice. A Shape of
+// Transpose(X, p) whose dims only Gathers read reads X, the Gathers dims p[i]. See
 // docs/passes/eliminate-transpose-before-axis-removal.md.
 
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "onnxopt/ir/describe.h"
+#include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/shape_oracle.h"
+#include "onnxopt/rewrite/tensor_util.h"
 
 namespace onnxopt {
 namespace {
@@ -156,6 +160,84 @@ class SqueezeOfTranspose final : public RewritePattern {
   }
 };
 
+// Shape(Transpose(X, p)) read only by Gathers of constant indices along axis 0 is Shape(X) read
+// by Gathers of p[indices]: dim i of T is dim p[i] of X. Shape's start and end (opset 15) would
+// slice the dims first, so such a Shape stays. torch's attention exports read a batch or head
+// count this way off a Transpose that nothing else needs.
+class ShapeOfTranspose final : public RewritePattern {
+ public:
+  ShapeOfTranspose() : RewritePattern("shape-of-transpose", {"Shape", 1}) {}
+
+  LogicalResult matchAndRewrite(const ir::Node& shape, PatternRewriter& rewriter) const override {
+    LogicalResult status = failure();
+    std::optional<TransposeRead> read = transposeRead(shape, rewriter, status);
+    if (!read) return status;
+    if (shape.attr("start") != nullptr || shape.attr("end") != nullptr) {
+      return rewriter.notifyMatchFailure(shape, "it has start or end");
+    }
+    const ir::Value& dims = *shape.output(0);
+    if (dims.isGraphOutput() || !dims.hasUses()) {
+      return rewriter.notifyMatchFailure(shape, "its result is a graph output or unread");
+    }
+    const int64_t rank = static_cast<int64_t>(read->perm.size());
+    struct Remapped {
+      const ir::Node* gather;
+      onnx::TensorProto indices;
+    };
+    std::vector<Remapped> remapped;
+    for (const ir::Use& use : dims.uses()) {
+      const ir::Node* gather = use.user();
+      if (gather == nullptr || !gather->is("Gather") || use.index() != 0 ||
+          gather->graph() != shape.graph() || gather->input(1) == nullptr) {
+        return rewriter.notifyMatchFailure(shape, "a reader of its result is not a Gather of it");
+      }
+      const int64_t axis = gather->intAttr("axis", 0);
+      if (axis != 0 && axis != -1) {
+        return rewriter.notifyMatchFailure(shape, "a Gather of its result has an axis other than 0");
+      }
+      absl::StatusOr<std::optional<ConstantView>> indices = readConstant(*gather->input(1));
+      if (!indices.ok()) return rewriter.emitError(*gather, indices.status());
+      const std::optional<std::vector<int64_t>> values =
+          *indices ? (*indices)->asInts() : std::nullopt;
+      if (!values || ((*indices)->elemType() != onnx::TensorProto::INT64 &&
+                      (*indices)->elemType() != onnx::TensorProto::INT32)) {
+        return rewriter.notifyMatchFailure(shape, "a Gather of its result has indices that are not int constants");
+      }
+      std::vector<int64_t> sources;
+      for (int64_t index : *values) {
+        if (index < -rank || index >= rank) {
+          return rewriter.notifyMatchFailure(shape, "a Gather of its result has an index out of range");
+        }
+        sources.push_back(read->perm[index < 0 ? index + rank : index]);
+      }
+      remapped.push_back({gather, intTensorLike(**indices, sources)});
+    }
+    if (failed(rewriter.match(shape))) return failure();
+    for (Remapped& entry : remapped) {
+      ir::Value* indices = rewriter.createInitializer(entry.gather->input(1)->name() + "_of_source",
+                                                      std::move(entry.indices));
+      rewriter.setInput(*entry.gather, 1, indices);
+    }
+    rewriter.setInput(shape, 0, read->transpose->input(0));
+    return success();
+  }
+
+ private:
+  // `values` in a tensor of `like`'s element type (int32 or int64) and dims.
+  static onnx::TensorProto intTensorLike(const ConstantView& like, const std::vector<int64_t>& values) {
+    std::string bytes;
+    for (int64_t value : values) {
+      if (like.elemType() == onnx::TensorProto::INT32) {
+        const int32_t narrow = static_cast<int32_t>(value);
+        bytes.append(reinterpret_cast<const char*>(&narrow), sizeof(narrow));
+      } else {
+        bytes.append(reinterpret_cast<const char*>(&value), sizeof(value));
+      }
+    }
+    return makeTensor(like.elemType(), like.dims(), std::move(bytes));
+  }
+};
+
 class EliminateTransposeBeforeAxisRemoval final : public PatternPass {
  public:
   EliminateTransposeBeforeAxisRemoval() : PatternPass("eliminate-transpose-before-axis-removal") {}
@@ -164,6 +246,7 @@ class EliminateTransposeBeforeAxisRemoval final : public PatternPass {
   void populatePatterns(RewritePatternSet& patterns) const override {
     patterns.add<GatherOfTranspose>();
     patterns.add<SqueezeOfTranspose>();
+    patterns.add<ShapeOfTranspose>();
   }
 };
 

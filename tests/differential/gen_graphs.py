@@ -1137,7 +1137,8 @@ class Graph:
         eliminate-transpose-before-axis-removal reads the source when the kept axes stay in its
         order. They do mostly; a third of the time they are shuffled. Near misses, a fifth of the
         time each: indices of shape [1]; the Transpose read elsewhere too (it then stays, the
-        Gather or Squeeze still reads the source)."""
+        Gather or Squeeze still reads the source). Half the time, the dims of a Transpose read
+        off its Shape by a Gather of constant indices."""
         m, k = self.shape[cur]
         for squeeze in (False, True):
             if squeeze:
@@ -1171,6 +1172,18 @@ class Graph:
                 attrs = {'axis': axis - 3 if self.opset >= 11 and self.chance(0.3) else axis}
                 y = self.op('Gather', [t, indices], out, self.elem_of[t], **attrs)
             self.mark_output(y)
+        if self.chance(0.6):  # dims of a Transpose read off its Shape (shape-of-transpose)
+            perm = [0, 1, 2]
+            self.rng.shuffle(perm)
+            # A symbolic B first, so that fold-shapes leaves some of the dims to the pass.
+            t = self.transpose(self.graph_input(['B', m, k]) if self.chance(0.7) else self.tensor([2, m, k]), perm)
+            dims = self.op('Shape', [t], [3], TensorProto.INT64)
+            index_shape = self.pick([[], [2]])
+            low = -3 if self.opset >= 11 else 0
+            values = np.array([perm.index(0) if self.chance(0.6) else self.rng.randrange(low, 3)
+                               for _ in range(int(np.prod(index_shape)))])
+            indices = self.constant(index_shape, values.reshape(index_shape).astype(np.int64), TensorProto.INT64)
+            self.mark_output(self.op('Gather', [dims, indices], index_shape, TensorProto.INT64))
         return cur
 
     def transpose_across(self, cur, rank):

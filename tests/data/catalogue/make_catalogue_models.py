@@ -473,7 +473,8 @@ def transpose_axis_removal_models():
     """eliminate-transpose-before-axis-removal: the last and first steps of a batch-first
     sequence (Gather of a scalar index, negative too), a channel of an NHWC tensor, a Transpose
     without perm, Squeezes with axes as attribute (negative at opset 11) and as input, in int64,
-    float and bool; near misses beside them: indices of rank 1, kept axes out of order."""
+    float and bool; near misses beside them: indices of rank 1, kept axes out of order. Then a
+    Shape of a Transpose read by Gathers of constant indices."""
     value = h.make_tensor_value_info
 
     def const(name, array):
@@ -506,6 +507,13 @@ def transpose_axis_removal_models():
                     value("y_column", T.FLOAT, [3]), value("y_row", T.FLOAT, [4]), value("s", T.BOOL, [2, 3]),
                     value("y_reordered", T.BOOL, [3, 1, 1])],
                    opset, index)
+    # Shape of a Transpose read by Gathers of constant indices (scalar int64, negative int32).
+    save_newer("transpose_axis_removal_shape_op13",
+               [h.make_node("Transpose", ["x"], ["t"], perm=[2, 0, 1]), h.make_node("Shape", ["t"], ["s"]),
+                h.make_node("Gather", ["s", "first"], ["d_first"]),
+                h.make_node("Gather", ["s", "pair"], ["d_pair"], axis=0)],
+               [value("x", T.FLOAT, ["S", "B", 3])], [value("d_first", T.INT64, []), value("d_pair", T.INT64, [2])],
+               13, [const("first", np.array(0, dtype=np.int64)), const("pair", np.array([-1, 1], dtype=np.int32))])
 
 
 def parallel_matmul_models():
