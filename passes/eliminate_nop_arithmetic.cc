@@ -114,6 +114,8 @@ class ForwardAroundIdentityOperand final : public RewritePattern {
         }
       }
     }
+    // A scalar broadcasts to any shape without changing it: the other operand's may be unknown.
+    if (c.rank() == 0) return std::string();
     if (!x_type.shape()) return std::string("the other operand's rank is not known");
     ir::Shape c_shape;
     for (int64_t dim : c.dims()) c_shape.push_back(ir::Dim::known(dim));
