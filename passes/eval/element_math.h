@@ -1,9 +1,8 @@
 #pragma once
 
-// Element-type helpers shared by the elementwise and reduction kernels: the type a kernel
+// Element-type helpers shared by the kernels that compute on elements: the type a kernel
 // computes an element in (float for float16 and bfloat16, as ONNX Runtime's CPU kernels do),
-// widening to it and rounding back once, and the element-type admission of each operator
-// version.
+// widening to it and rounding back once.
 
 #include <cstdint>
 #include <optional>
@@ -51,6 +50,17 @@ T narrow(MathType<T> value) {
   } else {
     return value;
   }
+}
+
+template <typename T>
+double toDouble(T value) {
+  return static_cast<double>(widen(value));
+}
+
+// A floating T from a double, through T's computing type (float for float16 and bfloat16).
+template <typename T>
+T floatResult(double value) {
+  return narrow<T>(static_cast<MathType<T>>(value));
 }
 
 }  // namespace onnxopt::eval

@@ -176,16 +176,6 @@ absl::StatusOr<EvalTensor> mapUnary(const KernelContext& ctx, const EvalTensor& 
   return out;
 }
 
-template <typename T>
-T floatResult(double value) {
-  return narrow<T>(static_cast<MathType<T>>(value));
-}
-
-template <typename T>
-double toDouble(T value) {
-  return static_cast<double>(widen(value));
-}
-
 // ---- arithmetic ----
 
 enum class Arith { kAdd, kSub, kMul, kDiv };

@@ -16,6 +16,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "../framework/strided_walker.h"
+#include "element_math.h"
 #include "kernel.h"
 #include "onnxopt/ir/describe.h"
 #include "onnxopt/ir/type.h"
@@ -176,30 +177,6 @@ bool isFloatingType(int32_t t) {
          t == TensorProto::BFLOAT16;
 }
 
-template <typename T>
-double asDouble(T value) {
-  if constexpr (std::is_same_v<T, Float16>) {
-    return halfToFloat(value.bits);
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return bfloat16ToFloat(value.bits);
-  } else {
-    return static_cast<double>(value);
-  }
-}
-
-// Float16 and BFloat16 from a source value as ONNX Runtime makes them: through float (a double
-// or a wide integer rounds to float first).
-template <typename From>
-float asFloat(From value) {
-  if constexpr (std::is_same_v<From, Float16>) {
-    return halfToFloat(value.bits);
-  } else if constexpr (std::is_same_v<From, BFloat16>) {
-    return bfloat16ToFloat(value.bits);
-  } else {
-    return static_cast<float>(value);
-  }
-}
-
 // Whether a floating value truncated toward zero fits integer type To.
 template <typename To>
 bool truncatedFits(double value) {
@@ -223,13 +200,12 @@ absl::Status castElements(const KernelContext& ctx, const EvalTensor& in, EvalTe
   const int64_t count = in.numElements();
   for (int64_t i = 0; i < count; ++i) {
     const From value = src[i];
-    if constexpr (std::is_same_v<To, Float16>) {
-      dst[i] = Float16{floatToHalf(asFloat(value))};
-    } else if constexpr (std::is_same_v<To, BFloat16>) {
-      dst[i] = BFloat16{floatToBfloat16(asFloat(value))};
-    } else if constexpr (std::is_same_v<From, Float16> || std::is_same_v<From, BFloat16> ||
-                         std::is_floating_point_v<From>) {
-      const double wide = asDouble(value);
+    if constexpr (kIsHalf<To>) {
+      // Float16 and BFloat16 as ONNX Runtime makes them: through float (a double or a wide
+      // integer rounds to float first).
+      dst[i] = narrow<To>(static_cast<float>(widen(value)));
+    } else if constexpr (kIsFloating<From>) {
+      const double wide = toDouble(value);
       if constexpr (std::is_floating_point_v<To>) {
         dst[i] = static_cast<To>(wide);
       } else {
@@ -914,17 +890,6 @@ Outputs whereKernel(const KernelContext& ctx) {
   return singleOutput(std::move(out));
 }
 
-template <typename T>
-bool isNonZero(T value) {
-  if constexpr (std::is_same_v<T, Float16>) {
-    return halfToFloat(value.bits) != 0.0f;
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    return bfloat16ToFloat(value.bits) != 0.0f;
-  } else {
-    return value != T{};
-  }
-}
-
 Outputs nonZeroKernel(const KernelContext& ctx) {
   absl::StatusOr<const EvalTensor*> in = ctx.requiredInput(0);
   if (!in.ok()) return in.status();
@@ -938,7 +903,7 @@ Outputs nonZeroKernel(const KernelContext& ctx) {
     const T* data = (*in)->data<T>();
     const int64_t count = (*in)->numElements();
     for (int64_t k = 0; k < count; ++k) {
-      if (isNonZero(data[k])) positions.push_back(k);
+      if (widen(data[k]) != MathType<T>{}) positions.push_back(k);
     }
     return absl::OkStatus();
   });

@@ -322,7 +322,7 @@ std::optional<T> reduceGroup(absl::Span<const T> group, const char** why) {
         *why = "a floating-point product whose partial products are not all exact";
         return std::nullopt;
       }
-      return narrow<T>(static_cast<MathType<T>>(*product));
+      return floatResult<T>(*product);
     } else {
       if (kOp == Reduce::kMean && group.empty()) {
         *why = "a Mean over no elements";
