@@ -137,6 +137,35 @@ absl::StatusOr<Operands> binaryOperands(const KernelContext& ctx) {
   return operands;
 }
 
+// The operands of an operator whose two inputs are both of type parameter T.
+absl::StatusOr<Operands> sameTypeOperands(const KernelContext& ctx) {
+  absl::StatusOr<Operands> in = binaryOperands(ctx);
+  if (!in.ok()) return in.status();
+  if (absl::Status status = checkSameType(ctx, *in->a, *in->b); !status.ok()) return status;
+  if (absl::Status status = checkType(ctx, "T", in->a->elem_type); !status.ok()) return status;
+  return in;
+}
+
+// Input 0 of a unary operator, of a type its version takes for `param`.
+absl::StatusOr<const EvalTensor*> typedInput(const KernelContext& ctx, absl::string_view param) {
+  const absl::StatusOr<const EvalTensor*> x = ctx.requiredInput(0);
+  if (!x.ok()) return x.status();
+  if (absl::Status status = checkType(ctx, param, (*x)->elem_type); !status.ok()) return status;
+  return x;
+}
+
+// dispatchType for a computation that gives a tensor: f(T{}) returns the tensor computed in T.
+template <uint32_t Types, typename F>
+absl::StatusOr<EvalTensor> dispatchTensor(const KernelContext& ctx, int32_t elem_type, F&& f) {
+  absl::StatusOr<EvalTensor> out = absl::UnknownError("unset");
+  const absl::Status status = dispatchType<Types>(ctx, elem_type, [&](auto tag) {
+    out = f(tag);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
 // Applies f(a, b, error) to each pair of broadcast elements.
 template <typename A, typename B, typename Out, typename F>
 absl::StatusOr<EvalTensor> mapBinary(const KernelContext& ctx, const Operands& in, int32_t out_type,
@@ -219,20 +248,14 @@ T arith(T x, T y, ElementError& error) {
 
 template <Arith kOp>
 Outputs arithmeticKernel(const KernelContext& ctx) {
-  const absl::StatusOr<Operands> in = binaryOperands(ctx);
+  const absl::StatusOr<Operands> in = sameTypeOperands(ctx);
   if (!in.ok()) return in.status();
   const int32_t type = in->a->elem_type;
-  if (absl::Status status = checkSameType(ctx, *in->a, *in->b); !status.ok()) return status;
-  if (absl::Status status = checkType(ctx, "T", type); !status.ok()) return status;
-  absl::StatusOr<EvalTensor> out = absl::UnknownError("unset");
-  const absl::Status status = dispatchType<kNumeric>(ctx, type, [&](auto tag) -> absl::Status {
+  return singleOutput(dispatchTensor<kNumeric>(ctx, type, [&](auto tag) {
     using T = decltype(tag);
-    out = mapBinary<T, T, T>(ctx, *in, type,
-                             [](T x, T y, ElementError& error) { return arith<kOp>(x, y, error); });
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return singleOutput(std::move(out));
+    return mapBinary<T, T, T>(
+        ctx, *in, type, [](T x, T y, ElementError& error) { return arith<kOp>(x, y, error); });
+  }));
 }
 
 // ---- Mod ----
@@ -280,28 +303,24 @@ T modElement(T x, T y, bool fmod, ElementError& error) {
 }
 
 Outputs modKernel(const KernelContext& ctx) {
-  const absl::StatusOr<Operands> in = binaryOperands(ctx);
+  const absl::StatusOr<Operands> in = sameTypeOperands(ctx);
   if (!in.ok()) return in.status();
   const int32_t type = in->a->elem_type;
-  if (absl::Status status = checkSameType(ctx, *in->a, *in->b); !status.ok()) return status;
-  if (absl::Status status = checkType(ctx, "T", type); !status.ok()) return status;
   const absl::StatusOr<int64_t> fmod = getIntOr(ctx.node(), "fmod", 0);
   if (!fmod.ok()) return fmod.status();
   if (*fmod != 0 && *fmod != 1) return ctx.invalid(absl::StrCat("fmod=", *fmod));
-  absl::StatusOr<EvalTensor> out = absl::UnknownError("unset");
-  const absl::Status status = dispatchType<kNumeric>(ctx, type, [&](auto tag) -> absl::Status {
-    using T = decltype(tag);
-    if constexpr (kIsFloating<T>) {
-      if (*fmod == 0) return ctx.invalid("fmod=0 on floating-point operands (the spec requires 1)");
-    }
-    const bool c_fmod = *fmod == 1;
-    out = mapBinary<T, T, T>(ctx, *in, type, [c_fmod](T x, T y, ElementError& error) {
-      return modElement(x, y, c_fmod, error);
-    });
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return singleOutput(std::move(out));
+  return singleOutput(
+      dispatchTensor<kNumeric>(ctx, type, [&](auto tag) -> absl::StatusOr<EvalTensor> {
+        using T = decltype(tag);
+        if constexpr (kIsFloating<T>) {
+          if (*fmod == 0)
+            return ctx.invalid("fmod=0 on floating-point operands (the spec requires 1)");
+        }
+        const bool c_fmod = *fmod == 1;
+        return mapBinary<T, T, T>(ctx, *in, type, [c_fmod](T x, T y, ElementError& error) {
+          return modElement(x, y, c_fmod, error);
+        });
+      }));
 }
 
 // ---- Pow ----
@@ -340,19 +359,14 @@ Outputs powKernel(const KernelContext& ctx) {
       !status.ok()) {
     return status;
   }
-  absl::StatusOr<EvalTensor> out = absl::UnknownError("unset");
   // Bases are integers or floating point (the spec's T has int32 and int64).
-  const absl::Status status =
-      dispatchType<kFloating | kSignedInt>(ctx, base_type, [&](auto base_tag) {
-        using T = decltype(base_tag);
-        return dispatchType<kNumeric>(ctx, exponent_type, [&](auto exponent_tag) -> absl::Status {
-          using E = decltype(exponent_tag);
-          out = mapBinary<T, E, T>(ctx, *in, base_type, powElement<T, E>);
-          return absl::OkStatus();
-        });
-      });
-  if (!status.ok()) return status;
-  return singleOutput(std::move(out));
+  return singleOutput(dispatchTensor<kFloating | kSignedInt>(ctx, base_type, [&](auto base_tag) {
+    using T = decltype(base_tag);
+    return dispatchTensor<kNumeric>(ctx, exponent_type, [&](auto exponent_tag) {
+      using E = decltype(exponent_tag);
+      return mapBinary<T, E, T>(ctx, *in, base_type, powElement<T, E>);
+    });
+  }));
 }
 
 // ---- Min, Max ----
@@ -533,42 +547,35 @@ constexpr bool takesIntegers(Unary op) {
 
 template <Unary kOp>
 Outputs unaryKernel(const KernelContext& ctx) {
-  const absl::StatusOr<const EvalTensor*> x = ctx.requiredInput(0);
+  const absl::StatusOr<const EvalTensor*> x = typedInput(ctx, "T");
   if (!x.ok()) return x.status();
   const int32_t type = (*x)->elem_type;
-  if (absl::Status status = checkType(ctx, "T", type); !status.ok()) return status;
-  absl::StatusOr<EvalTensor> out = absl::UnknownError("unset");
-  const absl::Status status = dispatchType<kNumeric>(ctx, type, [&](auto tag) -> absl::Status {
-    using T = decltype(tag);
-    if constexpr (kIsFloating<T>) {
-      out = mapUnary<T, T>(ctx, **x, type,
-                           [](T v, ElementError& error) { return floatingUnary<kOp>(v, error); });
-    } else if constexpr (takesIntegers(kOp)) {
-      out = mapUnary<T, T>(ctx, **x, type, [](T v, ElementError&) { return integerUnary<kOp>(v); });
-    } else {
-      // Erf-9 admits integers, but neither the spec nor ONNX Runtime says how they round.
-      return ctx.unimplemented(absl::StrCat("no kernel for element type ", ir::elemTypeName(type)));
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return singleOutput(std::move(out));
+  return singleOutput(
+      dispatchTensor<kNumeric>(ctx, type, [&](auto tag) -> absl::StatusOr<EvalTensor> {
+        using T = decltype(tag);
+        if constexpr (kIsFloating<T>) {
+          return mapUnary<T, T>(ctx, **x, type, [](T v, ElementError& error) {
+            return floatingUnary<kOp>(v, error);
+          });
+        } else if constexpr (takesIntegers(kOp)) {
+          return mapUnary<T, T>(ctx, **x, type,
+                                [](T v, ElementError&) { return integerUnary<kOp>(v); });
+        } else {
+          // Erf-9 admits integers, but neither the spec nor ONNX Runtime says how they round.
+          return ctx.unimplemented(
+              absl::StrCat("no kernel for element type ", ir::elemTypeName(type)));
+        }
+      }));
 }
 
 Outputs isNaNKernel(const KernelContext& ctx) {
-  const absl::StatusOr<const EvalTensor*> x = ctx.requiredInput(0);
+  const absl::StatusOr<const EvalTensor*> x = typedInput(ctx, "T1");
   if (!x.ok()) return x.status();
-  const int32_t type = (*x)->elem_type;
-  if (absl::Status status = checkType(ctx, "T1", type); !status.ok()) return status;
-  absl::StatusOr<EvalTensor> out = absl::UnknownError("unset");
-  const absl::Status status = dispatchType<kFloating>(ctx, type, [&](auto tag) -> absl::Status {
+  return singleOutput(dispatchTensor<kFloating>(ctx, (*x)->elem_type, [&](auto tag) {
     using T = decltype(tag);
-    out = mapUnary<T, bool>(ctx, **x, TensorProto::BOOL,
-                            [](T v, ElementError&) { return std::isnan(widen(v)); });
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return singleOutput(std::move(out));
+    return mapUnary<T, bool>(ctx, **x, TensorProto::BOOL,
+                             [](T v, ElementError&) { return std::isnan(widen(v)); });
+  }));
 }
 
 // ---- Clip ----
@@ -615,28 +622,24 @@ absl::StatusOr<ClipBounds<T>> clipBounds(const KernelContext& ctx) {
 }
 
 Outputs clipKernel(const KernelContext& ctx) {
-  const absl::StatusOr<const EvalTensor*> x = ctx.requiredInput(0);
+  const absl::StatusOr<const EvalTensor*> x = typedInput(ctx, "T");
   if (!x.ok()) return x.status();
   const int32_t type = (*x)->elem_type;
-  if (absl::Status status = checkType(ctx, "T", type); !status.ok()) return status;
-  absl::StatusOr<EvalTensor> out = absl::UnknownError("unset");
-  const absl::Status status = dispatchType<kNumeric>(ctx, type, [&](auto tag) -> absl::Status {
-    using T = decltype(tag);
-    const absl::StatusOr<ClipBounds<T>> bounds = clipBounds<T>(ctx);
-    if (!bounds.ok()) return bounds.status();
-    const ClipBounds<T> b = *bounds;
-    // max(x, low) then min(., high), as ONNX Runtime: NaN stays, -0 stays above a 0 bound, and a
-    // low bound above the high one gives the high one (the spec's rule).
-    out = mapUnary<T, T>(ctx, **x, type, [b](T v, ElementError&) {
-      T result = v;
-      if (b.low && widen(result) < *b.low) result = narrow<T>(*b.low);
-      if (b.high && *b.high < widen(result)) result = narrow<T>(*b.high);
-      return result;
-    });
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return singleOutput(std::move(out));
+  return singleOutput(
+      dispatchTensor<kNumeric>(ctx, type, [&](auto tag) -> absl::StatusOr<EvalTensor> {
+        using T = decltype(tag);
+        const absl::StatusOr<ClipBounds<T>> bounds = clipBounds<T>(ctx);
+        if (!bounds.ok()) return bounds.status();
+        const ClipBounds<T> b = *bounds;
+        // max(x, low) then min(., high), as ONNX Runtime: NaN stays, -0 stays above a 0 bound, and
+        // a low bound above the high one gives the high one (the spec's rule).
+        return mapUnary<T, T>(ctx, **x, type, [b](T v, ElementError&) {
+          T result = v;
+          if (b.low && widen(result) < *b.low) result = narrow<T>(*b.low);
+          if (b.high && *b.high < widen(result)) result = narrow<T>(*b.high);
+          return result;
+        });
+      }));
 }
 
 // ---- comparisons and logic ----
@@ -671,45 +674,37 @@ absl::StatusOr<EvalTensor> equalStrings(const KernelContext& ctx, const Operands
 
 template <Compare kOp>
 Outputs compareKernel(const KernelContext& ctx) {
-  const absl::StatusOr<Operands> in = binaryOperands(ctx);
+  const absl::StatusOr<Operands> in = sameTypeOperands(ctx);
   if (!in.ok()) return in.status();
   const int32_t type = in->a->elem_type;
-  if (absl::Status status = checkSameType(ctx, *in->a, *in->b); !status.ok()) return status;
-  if (absl::Status status = checkType(ctx, "T", type); !status.ok()) return status;
-  absl::StatusOr<EvalTensor> out = absl::UnknownError("unset");
-  const absl::Status status = dispatchType<kAllTypes>(ctx, type, [&](auto tag) -> absl::Status {
-    using T = decltype(tag);
-    if constexpr (std::is_same_v<T, std::string>) {
-      if (kOp != Compare::kEqual) return ctx.invalid("strings are compared only by Equal");
-      out = equalStrings(ctx, *in);
-    } else {
-      out = mapBinary<T, T, bool>(ctx, *in, TensorProto::BOOL, [](T x, T y, ElementError&) {
-        return compare<kOp>(widen(x), widen(y));
-      });
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return singleOutput(std::move(out));
+  return singleOutput(
+      dispatchTensor<kAllTypes>(ctx, type, [&](auto tag) -> absl::StatusOr<EvalTensor> {
+        using T = decltype(tag);
+        if constexpr (std::is_same_v<T, std::string>) {
+          if (kOp != Compare::kEqual) return ctx.invalid("strings are compared only by Equal");
+          return equalStrings(ctx, *in);
+        } else {
+          return mapBinary<T, T, bool>(ctx, *in, TensorProto::BOOL, [](T x, T y, ElementError&) {
+            return compare<kOp>(widen(x), widen(y));
+          });
+        }
+      }));
 }
 
 enum class Logic { kAnd, kOr };
 
 template <Logic kOp>
 Outputs logicKernel(const KernelContext& ctx) {
-  const absl::StatusOr<Operands> in = binaryOperands(ctx);
+  const absl::StatusOr<Operands> in = sameTypeOperands(ctx);
   if (!in.ok()) return in.status();
-  if (absl::Status status = checkSameType(ctx, *in->a, *in->b); !status.ok()) return status;
-  if (absl::Status status = checkType(ctx, "T", in->a->elem_type); !status.ok()) return status;
   return singleOutput(mapBinary<bool, bool, bool>(
       ctx, *in, TensorProto::BOOL,
       [](bool x, bool y, ElementError&) { return kOp == Logic::kAnd ? (x && y) : (x || y); }));
 }
 
 Outputs notKernel(const KernelContext& ctx) {
-  const absl::StatusOr<const EvalTensor*> x = ctx.requiredInput(0);
+  const absl::StatusOr<const EvalTensor*> x = typedInput(ctx, "T");
   if (!x.ok()) return x.status();
-  if (absl::Status status = checkType(ctx, "T", (*x)->elem_type); !status.ok()) return status;
   return singleOutput(
       mapUnary<bool, bool>(ctx, **x, TensorProto::BOOL, [](bool v, ElementError&) { return !v; }));
 }
