@@ -128,23 +128,15 @@ absl::Status checkElemType(const KernelContext& ctx, absl::string_view param, in
                                   ir::elemTypeName(elem_type), " for ", param));
 }
 
+bool isFloatingType(int32_t elem_type) {
+  return elem_type == TensorProto::FLOAT || elem_type == TensorProto::DOUBLE ||
+         elem_type == TensorProto::FLOAT16 || elem_type == TensorProto::BFLOAT16;
+}
+
 int64_t elementSize(int32_t elem_type) {
-  switch (elem_type) {
-    case TensorProto::FLOAT:
-    case TensorProto::DOUBLE:
-    case TensorProto::FLOAT16:
-    case TensorProto::BFLOAT16:
-    case TensorProto::INT8:
-    case TensorProto::INT16:
-    case TensorProto::INT32:
-    case TensorProto::INT64:
-    case TensorProto::UINT8:
-    case TensorProto::UINT16:
-    case TensorProto::UINT32:
-    case TensorProto::UINT64:
-    case TensorProto::BOOL: return ir::elemTypeSize(elem_type);
-    default: return 0;
-  }
+  const bool computed = isFloatingType(elem_type) || isIntegerElemType(elem_type) ||
+                        elem_type == TensorProto::BOOL;
+  return computed ? ir::elemTypeSize(elem_type) : 0;
 }
 
 // Whether the product of the nonzero dims fits int64 (it bounds every stride and block count).

@@ -172,11 +172,6 @@ Outputs sizeKernel(const KernelContext& ctx) {
 
 // ---- Cast, CastLike ----
 
-bool isFloatingType(int32_t t) {
-  return t == TensorProto::FLOAT || t == TensorProto::DOUBLE || t == TensorProto::FLOAT16 ||
-         t == TensorProto::BFLOAT16;
-}
-
 // Whether a floating value truncated toward zero fits integer type To.
 template <typename To>
 bool truncatedFits(double value) {

@@ -21,20 +21,6 @@ using onnx::TensorProto;
 
 namespace {
 
-bool isIntegerType(int32_t elem_type) {
-  switch (elem_type) {
-    case TensorProto::INT8:
-    case TensorProto::INT16:
-    case TensorProto::INT32:
-    case TensorProto::INT64:
-    case TensorProto::UINT8:
-    case TensorProto::UINT16:
-    case TensorProto::UINT32:
-    case TensorProto::UINT64: return true;
-    default: return false;
-  }
-}
-
 template <typename Element, typename Fn>
 bool forEachElementOf(absl::string_view bytes, Fn&& fn) {
   for (size_t at = 0; at + sizeof(Element) <= bytes.size(); at += sizeof(Element)) {
@@ -324,12 +310,12 @@ absl::StatusOr<std::optional<double>> readConstantScalar(const ir::Value& v) {
 absl::StatusOr<std::optional<std::vector<int64_t>>> readConstantInts(const ir::Value& v) {
   absl::StatusOr<std::optional<ConstantView>> view = readConstant(v);
   if (!view.ok()) return view.status();
-  if (!*view || (*view)->rank() > 1 || !isIntegerType((*view)->elemType())) return std::nullopt;
+  if (!*view || (*view)->rank() > 1 || !isIntegerElemType((*view)->elemType())) return std::nullopt;
   return (*view)->asInts();
 }
 
 std::optional<std::vector<int64_t>> ConstantView::asInts() const {
-  if (!isIntegerType(elemType()) && elemType() != TensorProto::BOOL) return std::nullopt;
+  if (!isIntegerElemType(elemType()) && elemType() != TensorProto::BOOL) return std::nullopt;
   std::vector<int64_t> ints;
   ints.reserve(static_cast<size_t>(num_elements_));
   bool exact = true;

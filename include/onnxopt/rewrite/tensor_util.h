@@ -1,7 +1,7 @@
 #pragma once
 
-// Building and transforming TensorProtos, and the half-precision conversions, for passes and the
-// constant evaluator. Raw data is ONNX's: little-endian, elements packed.
+// Building and transforming TensorProtos, element types, and the half-precision conversions, for
+// passes and the constant evaluator. Raw data is ONNX's: little-endian, elements packed.
 
 #include <cstdint>
 #include <optional>
@@ -14,6 +14,21 @@
 #include "onnxopt/export.h"
 
 namespace onnxopt {
+
+// int8 to uint64: ONNX's integer element types (bool is not one).
+inline bool isIntegerElemType(int32_t elem_type) {
+  switch (elem_type) {
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::UINT16:
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64: return true;
+    default: return false;
+  }
+}
 
 // A 1-D int64 tensor (shape and axes operands), values in int64_data.
 ONNXOPT_API onnx::TensorProto makeInt64Tensor(absl::Span<const int64_t> values);
