@@ -99,7 +99,7 @@ absl::Status badInput(const ir::Node& node, size_t index, const absl::Status& st
 
 }  // namespace
 
-int64_t EvalTensor::numElements() const {
+int64_t product(absl::Span<const int64_t> dims) {
   int64_t count = 1;
   for (const int64_t dim : dims) count *= dim;
   return count;
@@ -311,8 +311,7 @@ std::vector<int64_t> broadcastIndex(absl::Span<const int64_t> in_dims,
                                     absl::Span<const int64_t> out_dims) {
   const size_t rank = out_dims.size();
   const std::vector<int64_t> strides = broadcastStrides(in_dims, out_dims);
-  int64_t count = 1;
-  for (const int64_t dim : out_dims) count *= dim;
+  const int64_t count = product(out_dims);
   std::vector<int64_t> index(static_cast<size_t>(count));
   std::vector<int64_t> counter(rank, 0);
   int64_t at = 0;

@@ -30,6 +30,9 @@ struct BFloat16 {
   uint16_t bits;
 };
 
+// The product of `dims`, 1 for none: the element count of a tensor of those dims.
+int64_t product(absl::Span<const int64_t> dims);
+
 // A tensor during evaluation. Fixed-size elements are packed in `bytes` in their C++ type
 // (bool as one byte 0/1, float16/bfloat16 as Float16/BFloat16); strings are in `strings`.
 struct EvalTensor {
@@ -38,7 +41,7 @@ struct EvalTensor {
   std::string bytes;
   std::vector<std::string> strings;
 
-  int64_t numElements() const;  // product of dims (1 for rank 0)
+  int64_t numElements() const { return product(dims); }
   template <typename T>
   const T* data() const {
     return reinterpret_cast<const T*>(bytes.data());

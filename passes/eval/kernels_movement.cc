@@ -34,12 +34,6 @@ absl::Status checkType(const KernelContext& ctx, absl::string_view param, int32_
   return checkElemType(ctx, param, elem_type, kEveryTypeAfterLibonnx);
 }
 
-int64_t product(absl::Span<const int64_t> dims) {
-  int64_t count = 1;
-  for (const int64_t dim : dims) count *= dim;
-  return count;
-}
-
 // The blocks a row-major tensor of `dims` splits into around `axis`: `outer` runs of the dims
 // before it, each `inner` elements per step along it. An empty tensor has none, however large
 // its other dims ([1e18, 0] concatenated on axis 1 would otherwise loop 1e18 times).
@@ -118,13 +112,29 @@ absl::StatusOr<std::vector<int64_t>> normalizeAxes(const KernelContext& ctx,
   return out;
 }
 
-// An integer operand that must be 1-D (shape, axes, repeats, starts...).
+// An integer operand (int32 or int64) that must be 1-D.
 absl::StatusOr<std::vector<int64_t>> read1D(const KernelContext& ctx, const EvalTensor& t,
                                             absl::string_view what) {
   if (t.dims.size() != 1) {
     return ctx.invalid(absl::StrCat(what, " must be 1-D, not of dims ", dimsText(t.dims)));
   }
   return readInts(ctx, t);
+}
+
+// An int64 operand that must be 1-D (shape, axes, split, repeats).
+absl::StatusOr<std::vector<int64_t>> readInt64List(const KernelContext& ctx, const EvalTensor& t,
+                                                   absl::string_view what) {
+  if (t.elem_type != TensorProto::INT64) return ctx.invalid(absl::StrCat(what, " must be int64"));
+  return read1D(ctx, t, what);
+}
+
+// An index along a dim of `dim` elements. Negative indices count from the back (the spec allows
+// them from version 11; ONNX Runtime takes them at every version).
+absl::StatusOr<int64_t> indexInDim(const KernelContext& ctx, int64_t index, int64_t dim) {
+  if (index < -dim || index >= dim) {
+    return ctx.invalid(absl::StrCat("index ", index, " is out of range for a dim of ", dim));
+  }
+  return index < 0 ? index + dim : index;
 }
 
 // ---- Identity, Shape, Size ----
@@ -272,8 +282,7 @@ Outputs reshapeKernel(const KernelContext& ctx) {
   if (!in.ok()) return in.status();
   absl::StatusOr<const EvalTensor*> shape_input = ctx.requiredInput(1);
   if (!shape_input.ok()) return shape_input.status();
-  if ((*shape_input)->elem_type != TensorProto::INT64) return ctx.invalid("shape must be int64");
-  absl::StatusOr<std::vector<int64_t>> shape = read1D(ctx, **shape_input, "shape");
+  absl::StatusOr<std::vector<int64_t>> shape = readInt64List(ctx, **shape_input, "shape");
   if (!shape.ok()) return shape.status();
   int64_t allow_zero = 0;
   if (ctx.sinceVersion() >= 14) {
@@ -346,8 +355,7 @@ absl::StatusOr<std::optional<std::vector<int64_t>>> axesOperand(const KernelCont
   if (ctx.sinceVersion() < 13) return getInts(ctx.node(), "axes");
   const EvalTensor* axes = ctx.input(1);
   if (axes == nullptr) return std::optional<std::vector<int64_t>>();
-  if (axes->elem_type != TensorProto::INT64) return ctx.invalid("axes must be int64");
-  absl::StatusOr<std::vector<int64_t>> values = read1D(ctx, *axes, "axes");
+  absl::StatusOr<std::vector<int64_t>> values = readInt64List(ctx, *axes, "axes");
   if (!values.ok()) return values.status();
   return std::optional<std::vector<int64_t>>(*std::move(values));
 }
@@ -462,8 +470,7 @@ Outputs splitKernel(const KernelContext& ctx) {
   std::optional<std::vector<int64_t>> sizes;
   const EvalTensor* split_input = ctx.input(1);
   if (split_input != nullptr && (ctx.sinceVersion() == 1 || ctx.sinceVersion() >= 13)) {
-    if (split_input->elem_type != TensorProto::INT64) return ctx.invalid("split must be int64");
-    absl::StatusOr<std::vector<int64_t>> values = read1D(ctx, *split_input, "split");
+    absl::StatusOr<std::vector<int64_t>> values = readInt64List(ctx, *split_input, "split");
     if (!values.ok()) return values.status();
     sizes = *std::move(values);
   } else if (ctx.sinceVersion() < 13) {
@@ -625,12 +632,9 @@ Outputs gatherKernel(const KernelContext& ctx) {
   if (!indices.ok()) return indices.status();
   const int64_t dim = data_dims[*axis];
   for (int64_t& index : *indices) {
-    // Negative indices count from the back (the spec allows them from version 11; ONNX
-    // Runtime takes them at every version).
-    if (index < -dim || index >= dim) {
-      return ctx.invalid(absl::StrCat("index ", index, " is out of range for a dim of ", dim));
-    }
-    if (index < 0) index += dim;
+    absl::StatusOr<int64_t> in_dim = indexInDim(ctx, index, dim);
+    if (!in_dim.ok()) return in_dim.status();
+    index = *in_dim;
   }
   std::vector<int64_t> dims(data_dims.begin(), data_dims.begin() + *axis);
   dims.insert(dims.end(), (*indices_input)->dims.begin(), (*indices_input)->dims.end());
@@ -681,12 +685,9 @@ Outputs gatherElementsKernel(const KernelContext& ctx) {
   SourceWalker walker(index_dims, strides);
   const int64_t element_size = elementSize((*data)->elem_type);
   for (size_t k = 0; k < indices->size(); ++k) {
-    int64_t index = (*indices)[k];
-    if (index < -dim || index >= dim) {
-      return ctx.invalid(absl::StrCat("index ", index, " is out of range for a dim of ", dim));
-    }
-    if (index < 0) index += dim;
-    copyElement(**data, walker.next() + index * axis_stride, *out, static_cast<int64_t>(k), element_size);
+    absl::StatusOr<int64_t> index = indexInDim(ctx, (*indices)[k], dim);
+    if (!index.ok()) return index.status();
+    copyElement(**data, walker.next() + *index * axis_stride, *out, static_cast<int64_t>(k), element_size);
   }
   return singleOutput(std::move(out));
 }
@@ -727,8 +728,7 @@ Outputs expandKernel(const KernelContext& ctx) {
   if (!in.ok()) return in.status();
   absl::StatusOr<const EvalTensor*> shape_input = ctx.requiredInput(1);
   if (!shape_input.ok()) return shape_input.status();
-  if ((*shape_input)->elem_type != TensorProto::INT64) return ctx.invalid("shape must be int64");
-  absl::StatusOr<std::vector<int64_t>> shape = read1D(ctx, **shape_input, "shape");
+  absl::StatusOr<std::vector<int64_t>> shape = readInt64List(ctx, **shape_input, "shape");
   if (!shape.ok()) return shape.status();
   for (const int64_t dim : *shape) {
     if (dim < 0) return ctx.invalid(absl::StrCat("shape ", dimsText(*shape), " has a negative dim"));
@@ -744,8 +744,7 @@ Outputs tileKernel(const KernelContext& ctx) {
   if (!in.ok()) return in.status();
   absl::StatusOr<const EvalTensor*> repeats_input = ctx.requiredInput(1);
   if (!repeats_input.ok()) return repeats_input.status();
-  if ((*repeats_input)->elem_type != TensorProto::INT64) return ctx.invalid("repeats must be int64");
-  absl::StatusOr<std::vector<int64_t>> repeats = read1D(ctx, **repeats_input, "repeats");
+  absl::StatusOr<std::vector<int64_t>> repeats = readInt64List(ctx, **repeats_input, "repeats");
   if (!repeats.ok()) return repeats.status();
   const std::vector<int64_t>& in_dims = (*in)->dims;
   if (repeats->size() != in_dims.size()) {
@@ -768,8 +767,7 @@ Outputs tileKernel(const KernelContext& ctx) {
 Outputs constantOfShapeKernel(const KernelContext& ctx) {
   absl::StatusOr<const EvalTensor*> shape_input = ctx.requiredInput(0);
   if (!shape_input.ok()) return shape_input.status();
-  if ((*shape_input)->elem_type != TensorProto::INT64) return ctx.invalid("shape must be int64");
-  absl::StatusOr<std::vector<int64_t>> shape = read1D(ctx, **shape_input, "shape");
+  absl::StatusOr<std::vector<int64_t>> shape = readInt64List(ctx, **shape_input, "shape");
   if (!shape.ok()) return shape.status();
   absl::StatusOr<const TensorProto*> value_attr = getTensor(ctx.node(), "value");
   if (!value_attr.ok()) return value_attr.status();
