@@ -287,6 +287,10 @@ std::optional<int64_t> integerProduct(absl::Span<const T> values) {
 
 template <Reduce kOp, typename T>
 std::optional<T> reduceGroup(absl::Span<const T> group, const char** why) {
+  if (kOp == Reduce::kMean && group.empty()) {
+    *why = "a Mean over no elements";
+    return std::nullopt;
+  }
   if constexpr (kOp == Reduce::kMin || kOp == Reduce::kMax) {
     if (group.empty()) {
       *why = "a Min/Max over no elements";
@@ -324,10 +328,6 @@ std::optional<T> reduceGroup(absl::Span<const T> group, const char** why) {
       }
       return floatResult<T>(*product);
     } else {
-      if (kOp == Reduce::kMean && group.empty()) {
-        *why = "a Mean over no elements";
-        return std::nullopt;
-      }
       const std::optional<double> sum = exactSum(values, format);
       if (!sum) {
         *why =
@@ -354,10 +354,6 @@ std::optional<T> reduceGroup(absl::Span<const T> group, const char** why) {
       if (!result) *why = "an integer product beyond its type or 2^53";
       return result;
     } else {
-      if (kOp == Reduce::kMean && group.empty()) {
-        *why = "a Mean over no elements";
-        return std::nullopt;
-      }
       const std::optional<int64_t> sum = integerSum(group);
       std::optional<T> result = sum ? fitting<T>(*sum) : std::nullopt;
       if (!result) *why = "an integer sum beyond its type or 2^53";
