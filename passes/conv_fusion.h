@@ -3,8 +3,9 @@
 // What the Conv fusions (fuse-bn-into-conv, fuse-add-bias-into-conv, fuse-mul-into-conv) share:
 // reading a Conv or ConvTranspose whose weight and bias are constants, the output channel of each
 // weight element (ConvTranspose and groups included), which constants vary per output channel
-// only, values rounded once to the weight's type, and the rewrite that makes the Conv take the
-// fused value's place. Header-only: passes/CMakeLists.txt compiles every .cc here as a pass.
+// only (an Add's or Mul's other operand beside a Conv), values rounded once to the weight's
+// type, and the rewrite that makes the Conv take the fused value's place. Header-only:
+// passes/CMakeLists.txt compiles every .cc here as a pass.
 
 #include <algorithm>
 #include <cmath>
@@ -154,6 +155,51 @@ inline std::optional<std::vector<double>> perChannelValues(const ConstantView& c
   }
   if (!varies) values->assign(static_cast<size_t>(channels), (*values)[0]);
   return values;
+}
+
+// A binary elementwise op's Conv operand and its other operand, a constant that varies per output
+// channel only (perChannelValues), of the weight's type.
+struct ConvWithChannelConstant {
+  FusableConv conv;
+  std::vector<double> per_channel;  // out_channels values
+};
+
+// Reads `root` (Add or Mul from opset 7: numpy broadcasting) as Op(Conv(...), C) or
+// Op(C, Conv(...)), the Conv or ConvTranspose as readFusableConv reads it. A plain failure when
+// neither operand is a Conv's output; a decline (reason recorded on `root`) when the other is not
+// such a constant or the Conv's weights cannot be rewritten; an error for malformed constants.
+inline LogicalResult readConvWithChannelConstant(const ir::Node& root, PatternRewriter& rewriter,
+                                                 ConvWithChannelConstant* out) {
+  if (root.numInputs() != 2 || root.output(0) == nullptr) return failure();
+  size_t conv_index = 0;
+  const ir::Node* conv = convProducerOf(root.input(0));
+  if (conv == nullptr) {
+    conv_index = 1;
+    conv = convProducerOf(root.input(1));
+    if (conv == nullptr) return failure();
+  }
+  const ir::Value* other = root.input(1 - conv_index);
+  if (other == nullptr) return failure();
+  // The other operand first: it is rarely a constant (a residual Add, a gating Mul), and
+  // reading the Conv reads its weight, from disk for external data.
+  absl::StatusOr<std::optional<ConstantView>> constant = readConstant(*other);
+  if (!constant.ok()) return rewriter.emitError(root, constant.status());
+  if (!*constant) {
+    return rewriter.notifyMatchFailure(root, [&] { return absl::StrCat("'", other->name(), "' is not a constant"); });
+  }
+  if (failed(readFusableConv(root, *conv, rewriter, &out->conv))) return failure();
+  const FusableConv& fusable = out->conv;
+  std::optional<std::vector<double>> per_channel =
+      perChannelValues(**constant, fusable.rank(), fusable.out_channels);
+  if ((*constant)->elemType() != fusable.elem_type || !per_channel) {
+    return rewriter.notifyMatchFailure(root, [&] {
+      return absl::StrCat("'", other->name(), "' is not a finite ", ir::elemTypeName(fusable.elem_type),
+                          " constant that varies along the channel axis 1 of the rank-",
+                          fusable.rank(), " output only");
+    });
+  }
+  out->per_channel = *std::move(per_channel);
+  return success();
 }
 
 // `value` rounded to float by round-to-odd: the nearest float, or, when `value` lies between two

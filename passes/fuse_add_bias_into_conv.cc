@@ -10,8 +10,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "conv_fusion.h"
-#include "onnxopt/rewrite/constant.h"
-#include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 
@@ -26,47 +24,24 @@ class FoldAddIntoConvBias final : public RewritePattern {
   FoldAddIntoConvBias() : RewritePattern("fold-add-into-conv-bias", {"Add", 7}) {}
 
   LogicalResult matchAndRewrite(const ir::Node& add, PatternRewriter& rewriter) const override {
-    if (add.numInputs() != 2 || add.output(0) == nullptr) return failure();
-    for (size_t i = 0; i < 2; ++i) {
-      const ir::Node* conv = conv_fusion::convProducerOf(add.input(i));
-      if (conv == nullptr) continue;
-      const ir::Value* other = add.input(1 - i);
-      if (other == nullptr) return failure();
-      // The other operand first: it is rarely a constant (a residual Add, a gating Mul), and
-      // reading the Conv reads its weight, from disk for external data.
-      absl::StatusOr<std::optional<ConstantView>> constant = readConstant(*other);
-      if (!constant.ok()) return rewriter.emitError(add, constant.status());
-      if (!*constant) {
-        return rewriter.notifyMatchFailure(add, [&] { return absl::StrCat("'", other->name(), "' is not a constant"); });
-      }
-      FusableConv fusable;
-      if (failed(conv_fusion::readFusableConv(add, *conv, rewriter, &fusable))) return failure();
-      std::optional<std::vector<double>> per_channel =
-          conv_fusion::perChannelValues(**constant, fusable.rank(), fusable.out_channels);
-      if ((*constant)->elemType() != fusable.elem_type || !per_channel) {
-        return rewriter.notifyMatchFailure(add, [&] {
-          return absl::StrCat("'", other->name(), "' is not a finite ", ir::elemTypeName(fusable.elem_type),
-                              " constant that varies along the channel axis 1 of the rank-",
-                              fusable.rank(), " output only");
-        });
-      }
-      std::vector<double> bias = std::move(*per_channel);
-      if (fusable.bias) {
-        for (size_t c = 0; c < bias.size(); ++c) bias[c] += (*fusable.bias)[c];
-      }
-      if (!conv_fusion::roundsFinite(fusable.elem_type, bias)) {
-        return rewriter.notifyMatchFailure(add, [&] {
-          return absl::StrCat("the summed bias overflows ", ir::elemTypeName(fusable.elem_type));
-        });
-      }
-      if (!rewriter.canReplaceAllUsesWith(*add.output(0), *conv->output(0))) {
-        return rewriter.notifyMatchFailure(add, "the Conv's output cannot take the place of the sum");
-      }
-      if (failed(rewriter.match(add, {conv}))) return failure();
-      conv_fusion::rewriteConv(add, fusable, std::nullopt, &bias, rewriter);
-      return success();
+    conv_fusion::ConvWithChannelConstant operands;
+    if (failed(conv_fusion::readConvWithChannelConstant(add, rewriter, &operands))) return failure();
+    const FusableConv& fusable = operands.conv;
+    std::vector<double> bias = std::move(operands.per_channel);
+    if (fusable.bias) {
+      for (size_t c = 0; c < bias.size(); ++c) bias[c] += (*fusable.bias)[c];
     }
-    return failure();
+    if (!conv_fusion::roundsFinite(fusable.elem_type, bias)) {
+      return rewriter.notifyMatchFailure(add, [&] {
+        return absl::StrCat("the summed bias overflows ", ir::elemTypeName(fusable.elem_type));
+      });
+    }
+    if (!rewriter.canReplaceAllUsesWith(*add.output(0), *fusable.node->output(0))) {
+      return rewriter.notifyMatchFailure(add, "the Conv's output cannot take the place of the sum");
+    }
+    if (failed(rewriter.match(add, {fusable.node}))) return failure();
+    conv_fusion::rewriteConv(add, fusable, std::nullopt, &bias, rewriter);
+    return success();
   }
 };
 

@@ -10,8 +10,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "conv_fusion.h"
-#include "onnxopt/rewrite/constant.h"
-#include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 
@@ -26,48 +24,26 @@ class FoldMulIntoConvWeight final : public RewritePattern {
   FoldMulIntoConvWeight() : RewritePattern("fold-mul-into-conv-weight", {"Mul", 7}) {}
 
   LogicalResult matchAndRewrite(const ir::Node& mul, PatternRewriter& rewriter) const override {
-    if (mul.numInputs() != 2 || mul.output(0) == nullptr) return failure();
-    for (size_t i = 0; i < 2; ++i) {
-      const ir::Node* conv = conv_fusion::convProducerOf(mul.input(i));
-      if (conv == nullptr) continue;
-      const ir::Value* other = mul.input(1 - i);
-      if (other == nullptr) return failure();
-      // The other operand first: it is rarely a constant (a residual Add, a gating Mul), and
-      // reading the Conv reads its weight, from disk for external data.
-      absl::StatusOr<std::optional<ConstantView>> constant = readConstant(*other);
-      if (!constant.ok()) return rewriter.emitError(mul, constant.status());
-      if (!*constant) {
-        return rewriter.notifyMatchFailure(mul, [&] { return absl::StrCat("'", other->name(), "' is not a constant"); });
-      }
-      FusableConv fusable;
-      if (failed(conv_fusion::readFusableConv(mul, *conv, rewriter, &fusable))) return failure();
-      std::optional<std::vector<double>> scale =
-          conv_fusion::perChannelValues(**constant, fusable.rank(), fusable.out_channels);
-      if ((*constant)->elemType() != fusable.elem_type || !scale) {
-        return rewriter.notifyMatchFailure(mul, [&] {
-          return absl::StrCat("'", other->name(), "' is not a finite ", ir::elemTypeName(fusable.elem_type),
-                              " constant that varies along the channel axis 1 of the rank-",
-                              fusable.rank(), " output only");
-        });
-      }
-      std::optional<onnx::TensorProto> weight = conv_fusion::scaledWeight(fusable, *scale);
-      std::optional<std::vector<double>> bias = fusable.bias;
-      if (bias) {
-        for (size_t c = 0; c < bias->size(); ++c) (*bias)[c] *= (*scale)[c];
-      }
-      if (!weight || (bias && !conv_fusion::roundsFinite(fusable.elem_type, *bias))) {
-        return rewriter.notifyMatchFailure(mul, [&] {
-          return absl::StrCat("a scaled weight or bias overflows ", ir::elemTypeName(fusable.elem_type));
-        });
-      }
-      if (!rewriter.canReplaceAllUsesWith(*mul.output(0), *conv->output(0))) {
-        return rewriter.notifyMatchFailure(mul, "the Conv's output cannot take the place of the product");
-      }
-      if (failed(rewriter.match(mul, {conv}))) return failure();
-      conv_fusion::rewriteConv(mul, fusable, std::move(weight), bias ? &*bias : nullptr, rewriter);
-      return success();
+    conv_fusion::ConvWithChannelConstant operands;
+    if (failed(conv_fusion::readConvWithChannelConstant(mul, rewriter, &operands))) return failure();
+    const FusableConv& fusable = operands.conv;
+    const std::vector<double>& scale = operands.per_channel;
+    std::optional<onnx::TensorProto> weight = conv_fusion::scaledWeight(fusable, scale);
+    std::optional<std::vector<double>> bias = fusable.bias;
+    if (bias) {
+      for (size_t c = 0; c < bias->size(); ++c) (*bias)[c] *= scale[c];
     }
-    return failure();
+    if (!weight || (bias && !conv_fusion::roundsFinite(fusable.elem_type, *bias))) {
+      return rewriter.notifyMatchFailure(mul, [&] {
+        return absl::StrCat("a scaled weight or bias overflows ", ir::elemTypeName(fusable.elem_type));
+      });
+    }
+    if (!rewriter.canReplaceAllUsesWith(*mul.output(0), *fusable.node->output(0))) {
+      return rewriter.notifyMatchFailure(mul, "the Conv's output cannot take the place of the product");
+    }
+    if (failed(rewriter.match(mul, {fusable.node}))) return failure();
+    conv_fusion::rewriteConv(mul, fusable, std::move(weight), bias ? &*bias : nullptr, rewriter);
+    return success();
   }
 };
 
