@@ -12,7 +12,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "norm_match.h"
-#include "onnxopt/ir/describe.h"
 #include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
@@ -47,15 +46,13 @@ struct LayerNormMatch {
 // Reads the normalization ending at `root`, without changing anything.
 Verdict readLayerNorm(const ir::Node& root, PatternRewriter& rewriter, LayerNormMatch* m) {
   *m = LayerNormMatch();
-  const std::optional<int64_t> root_rank =
-      root.output(0) != nullptr ? rewriter.shapes().rankOf(*root.output(0)) : std::nullopt;
-  Verdict v = norm_match::readTail(root, /*allow_bias=*/true, root_rank.value_or(0), &m->tail, &m->core);
+  Verdict v = norm_match::readTail(root, /*allow_bias=*/true, rewriter.shapes(), &m->tail, &m->core);
   if (!v.ok()) return v;
   m->center = producerOf(m->core.numerator, "Sub");
   if (m->center == nullptr || m->center->numInputs() != 2) return Verdict::none();
   ir::Value* x = m->center->input(0);
-  m->mean = producerOf(m->center->input(1), "ReduceMean");
-  if (x == nullptr || m->mean == nullptr || m->mean->input(0) != x) {
+  m->mean = norm_match::centeringMeanOf(*m->center);
+  if (x == nullptr || m->mean == nullptr) {
     return Verdict::decline("the Sub does not subtract the ReduceMean of its first operand from it");
   }
   const std::optional<int64_t> rank = rewriter.shapes().rankOf(*x);
@@ -109,17 +106,7 @@ class FuseLayerNormAt final : public RewritePattern {
     LayerNormMatch m;
     Verdict v = readLayerNorm(root, rewriter, &m);
     if (!v.ok()) return norm_match::report(root, v, rewriter);
-    // Fuse the longest chain: when the one reader would take this normalization further (a
-    // scale, a bias, the Cast back), the fusion happens there.
-    if (hasSingleReader(*root.output(0))) {
-      const ir::Node* next = root.output(0)->uses()[0].user();
-      LayerNormMatch longer;
-      if (next->graph() == root.graph() && rewriter.opsetVersion(*next) == rewriter.opsetVersion(root) &&
-          (next->is("Mul") || next->is("Add") || next->is("Cast")) && readLayerNorm(*next, rewriter, &longer).ok() &&
-          longer.core.node == m.core.node) {
-        return rewriter.notifyMatchFailure(root, [&] { return absl::StrCat("the match goes on to ", ir::describe(*next)); });
-      }
-    }
+    if (failed(norm_match::endsLongestMatch(root, m, rewriter, readLayerNorm, {"Mul", "Add", "Cast"}))) return failure();
     if (failed(rewriter.match(root, m.absorbed()))) return failure();
     ir::Value* scale = norm_match::fusedScale(m.operands, m.tail, "ln", rewriter);
     ir::Value* bias = m.bias;

@@ -12,7 +12,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "norm_match.h"
-#include "onnxopt/ir/describe.h"
 #include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
@@ -41,9 +40,7 @@ struct RmsNormMatch {
 
 Verdict readRmsNorm(const ir::Node& root, PatternRewriter& rewriter, RmsNormMatch* m) {
   *m = RmsNormMatch();
-  const std::optional<int64_t> root_rank =
-      root.output(0) != nullptr ? rewriter.shapes().rankOf(*root.output(0)) : std::nullopt;
-  Verdict v = norm_match::readTail(root, /*allow_bias=*/false, root_rank.value_or(0), &m->tail, &m->core);
+  Verdict v = norm_match::readTail(root, /*allow_bias=*/false, rewriter.shapes(), &m->tail, &m->core);
   if (!v.ok()) return v;
   ir::Value* x = const_cast<ir::Value*>(m->core.numerator);
   if (x == nullptr) return Verdict::none();
@@ -60,8 +57,7 @@ Verdict readRmsNorm(const ir::Node& root, PatternRewriter& rewriter, RmsNormMatc
   // x - ReduceMean(x) normalized so is a layer normalization: fuse-layer-norm's, which takes
   // the centering in too.
   if (const ir::Node* sub = producerOf(x, "Sub");
-      sub != nullptr && sub->numInputs() == 2 && producerOf(sub->input(1), "ReduceMean") != nullptr &&
-      producerOf(sub->input(1), "ReduceMean")->input(0) == sub->input(0)) {
+      sub != nullptr && sub->numInputs() == 2 && norm_match::centeringMeanOf(*sub) != nullptr) {
     return Verdict::decline("it normalizes x - ReduceMean(x): a layer normalization (fuse-layer-norm)");
   }
   std::string why;
@@ -89,14 +85,7 @@ class FuseRmsNormAt final : public RewritePattern {
     RmsNormMatch m;
     Verdict v = readRmsNorm(root, rewriter, &m);
     if (!v.ok()) return norm_match::report(root, v, rewriter);
-    if (hasSingleReader(*root.output(0))) {
-      const ir::Node* next = root.output(0)->uses()[0].user();
-      RmsNormMatch longer;
-      if (next->graph() == root.graph() && (next->is("Mul") || next->is("Cast")) &&
-          readRmsNorm(*next, rewriter, &longer).ok() && longer.core.node == m.core.node) {
-        return rewriter.notifyMatchFailure(root, [&] { return absl::StrCat("the match goes on to ", ir::describe(*next)); });
-      }
-    }
+    if (failed(norm_match::endsLongestMatch(root, m, rewriter, readRmsNorm, {"Mul", "Cast"}))) return failure();
     if (failed(rewriter.match(root, m.absorbed()))) return failure();
     ir::Value* scale = norm_match::fusedScale(m.operands, m.tail, "rms", rewriter);
     ir::Node* fused = rewriter.replaceRootWithNewNode("RMSNormalization", {m.operands.input, scale});

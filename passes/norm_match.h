@@ -5,12 +5,14 @@
 //   core = Div(n, Sqrt(Add(ReduceMean(Pow(s, 2) or Mul(s, s)), eps)))
 //       or Mul(n, Reciprocal(Sqrt(...))) / Mul(n, Div(1, Sqrt(...))), either operand order
 // from its last node up, the ReduceMean axes in both forms (attribute before opset 18, input
-// from 18), and the scale and bias constants shaped as the fused op's normalized shape.
+// from 18), the centering x - ReduceMean(x), the scale and bias constants shaped as the fused
+// op's normalized shape, and which node of a chain ends the longest match, the one fused.
 // Header-only: passes/CMakeLists.txt compiles every .cc here as a pass.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -147,10 +149,12 @@ inline std::optional<size_t> constantOperand(const ir::Node& node) {
 }
 
 // Reads the tail from `root` up to the core: Cast back (at most one, anywhere), Add of a
-// constant bias (with `allow_bias`), Mul by a constant scale, in that order from the root.
-// `max_rank` bounds the rank of the constant 1 in Div(1, x). kNone when `root` does not end a
-// normalization.
-inline Verdict readTail(const ir::Node& root, bool allow_bias, int64_t max_rank, Tail* tail, Core* core) {
+// constant bias (with `allow_bias`), Mul by a constant scale, in that order from the root. The
+// constant 1 in Div(1, x) may have at most the rank of root's output (0 when not known). kNone
+// when `root` does not end a normalization.
+inline Verdict readTail(const ir::Node& root, bool allow_bias, ShapeOracle& shapes, Tail* tail, Core* core) {
+  const int64_t max_rank =
+      root.output(0) != nullptr ? shapes.rankOf(*root.output(0)).value_or(0) : 0;
   *tail = Tail();
   tail->root = &root;
   const ir::Node* cur = &root;
@@ -258,6 +262,13 @@ inline absl::StatusOr<int64_t> trailingAxesOf(const ir::Node& mean, int64_t rank
     }
   }
   return k;
+}
+
+// The ReduceMean that the Sub `sub` subtracts from its own operand 0 (x - ReduceMean(x), the
+// centering of a layer normalization), else null.
+inline const ir::Node* centeringMeanOf(const ir::Node& sub) {
+  const ir::Node* mean = producerOf(sub.input(1), "ReduceMean");
+  return mean != nullptr && mean->input(0) == sub.input(0) ? mean : nullptr;
 }
 
 // Reads the core below `core->node` (set by readTail): the Sqrt of Add(ReduceMean(square), eps).
@@ -480,6 +491,25 @@ inline Verdict readFusedOperands(absl::string_view op, const Tail& tail, ir::Val
         absl::StrCat("there is no scale, and ", op, "'s (ones) needs the normalized dims, not all known"));
   }
   return Verdict::match();
+}
+
+// Whether `root` ends the longest chain of the normalization `match`, which is the one fused: a
+// decline (reason recorded on `root`) when the one reader of its output takes the match further,
+// a node of one of `tail_ops` (the scale's Mul, the bias's Add, the Cast back) from which `read`,
+// the pattern's own reading, finds the same core.
+template <typename Match>
+LogicalResult endsLongestMatch(const ir::Node& root, const Match& match, PatternRewriter& rewriter,
+                               Verdict (*read)(const ir::Node&, PatternRewriter&, Match*),
+                               std::initializer_list<absl::string_view> tail_ops) {
+  if (!hasSingleReader(*root.output(0))) return success();
+  const ir::Node* next = root.output(0)->uses()[0].user();
+  if (next->graph() != root.graph() || rewriter.opsetVersion(*next) != rewriter.opsetVersion(root) ||
+      std::none_of(tail_ops.begin(), tail_ops.end(), [&](absl::string_view op) { return next->is(op); })) {
+    return success();
+  }
+  Match longer;
+  if (!read(*next, rewriter, &longer).ok() || longer.core.node != match.core.node) return success();
+  return rewriter.notifyMatchFailure(root, [&] { return absl::StrCat("the match goes on to ", ir::describe(*next)); });
 }
 
 // The scale the fused op reads: the model's, or a new initializer named after it with `suffix`.
