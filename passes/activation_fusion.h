@@ -3,8 +3,8 @@
 // What the activation fusions (fuse-gelu, fuse-hardswish, fuse-hardsigmoid) share: a matcher that
 // walks an elementwise chain from its root, absorbing the nodes only the chain reads and reading
 // one-element constants near the exact values of a formula; the readings of a Mul or Div as a
-// product of three factors; and Clip(x + 3, 0, 6) at every Clip opset. Header-only:
-// passes/CMakeLists.txt compiles every .cc here as a pass.
+// product of three factors, two of them x and a constant; and Clip(x + 3, 0, 6) at every Clip
+// opset. Header-only: passes/CMakeLists.txt compiles every .cc here as a pass.
 
 #include <array>
 #include <cmath>
@@ -266,6 +266,25 @@ inline std::vector<ThreeFactors> threeFactorReadings(const ir::Node& root) {
          inner});
   }
   return readings;
+}
+
+// x, when the two factors of `reading` other than factor `taken` are x and a constant near
+// `multiplier` (or a divisor near `divisor`), x not a divisor. Null otherwise (reasons recorded,
+// the constant named `constant_text`).
+inline ir::Value* inputBesideConstantFactor(ChainMatcher& m, const ThreeFactors& reading, size_t taken,
+                                            double multiplier, double divisor,
+                                            absl::string_view constant_text) {
+  const Factor& a = reading.factors[(taken + 1) % 3];
+  const Factor& b = reading.factors[(taken + 2) % 3];
+  for (const auto& [constant, input] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+    if (input->divides || !isConstant(*constant->value)) continue;
+    if (m.constantNear(constant->value, constant->divides ? divisor : multiplier,
+                       constant->divides ? "the product's divisor" : "the product's constant")) {
+      return input->value;
+    }
+  }
+  m.fail(absl::StrCat("the other two factors are not x and ", constant_text));
+  return nullptr;
 }
 
 // Whether the Clip `clip` has the bounds [lo, hi] (isNear in the input's type): attributes min

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "activation_fusion.h"
@@ -22,7 +21,6 @@ namespace onnxopt {
 namespace {
 
 using activation_fusion::ChainMatcher;
-using activation_fusion::Factor;
 using activation_fusion::ThreeFactors;
 using onnx::TensorProto;
 
@@ -166,22 +164,8 @@ class FuseGeluPattern final : public RewritePattern {
         m.absorb(add.input(curve), tanh ? "Tanh" : "Erf", "the curve");
     if (erf_or_tanh == nullptr) return nullptr;
 
-    // Of the other two factors, one is the constant 0.5 (or a divisor 2), the other x.
-    const Factor& a = reading.factors[(phi + 1) % 3];
-    const Factor& b = reading.factors[(phi + 2) % 3];
-    ir::Value* x = nullptr;
-    for (const auto& [half, input] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
-      if (input->divides || !isConstant(*half->value)) continue;
-      if (m.constantNear(half->value, half->divides ? 2 : 0.5,
-                         half->divides ? "the product's divisor" : "the product's constant")) {
-        x = input->value;
-        break;
-      }
-    }
-    if (x == nullptr) {
-      m.fail("the other two factors are not x and 0.5");
-      return nullptr;
-    }
+    ir::Value* x = activation_fusion::inputBesideConstantFactor(m, reading, phi, 0.5, 2, "0.5");
+    if (x == nullptr) return nullptr;
     const bool curve_matches = tanh ? isTanhOperand(m, erf_or_tanh->input(0), x)
                                     : isInputOverSqrt2(m, erf_or_tanh->input(0), x);
     if (!curve_matches) return nullptr;

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <string>
-#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "activation_fusion.h"
@@ -17,7 +16,6 @@ namespace onnxopt {
 namespace {
 
 using activation_fusion::ChainMatcher;
-using activation_fusion::Factor;
 using activation_fusion::ThreeFactors;
 using onnx::TensorProto;
 
@@ -111,22 +109,8 @@ class FuseRelu6Product final : public RewritePattern {
     m.absorbNode(*reading.inner);
     ir::Value* clipped = activation_fusion::relu6OfInputPlus3(m, reading.factors[clip].value);
     if (clipped == nullptr) return nullptr;
-    // Of the other two factors, one is the constant 1/6 (or a divisor 6), the other x.
-    const Factor& a = reading.factors[(clip + 1) % 3];
-    const Factor& b = reading.factors[(clip + 2) % 3];
-    ir::Value* x = nullptr;
-    for (const auto& [sixth, input] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
-      if (input->divides || !isConstant(*sixth->value)) continue;
-      if (m.constantNear(sixth->value, sixth->divides ? 6 : 1.0 / 6,
-                         sixth->divides ? "the product's divisor" : "the product's constant")) {
-        x = input->value;
-        break;
-      }
-    }
-    if (x == nullptr) {
-      m.fail("the other two factors are not x and 1/6");
-      return nullptr;
-    }
+    ir::Value* x = activation_fusion::inputBesideConstantFactor(m, reading, clip, 1.0 / 6, 6, "1/6");
+    if (x == nullptr) return nullptr;
     if (x != clipped) {
       m.fail("the Clip's input adds 3 to another value than the product's x");
       return nullptr;
