@@ -21,16 +21,8 @@ class ReadInnerOfIdempotentPair final : public RewritePattern {
       : RewritePattern(absl::StrCat("read-inner-", op_type, "-of-", op_type), {op_type, since}) {}
 
   LogicalResult matchAndRewrite(const ir::Node& outer, PatternRewriter& rewriter) const override {
-    const ir::Node* inner = producerOf(outer.input(0), outer.opType());
-    const ir::Value* output = outer.output(0);
-    if (inner == nullptr || output == nullptr) return failure();
-    ir::Value* inner_output = outer.input(0);
-    if (!rewriter.canReplaceAnyUseWith(*output, *inner_output)) {
-      return rewriter.notifyMatchFailure(outer, "only graph outputs read it, and they keep it");
-    }
-    if (failed(rewriter.match(outer))) return failure();
-    rewriter.replaceUsesWhereAllowed(*output, *inner_output);
-    return success();
+    if (producerOf(outer.input(0), outer.opType()) == nullptr) return failure();
+    return forwardOperand(outer, *outer.input(0), rewriter);
   }
 };
 

@@ -49,9 +49,8 @@ class ForwardAroundIdentityOperand final : public RewritePattern {
         not_identity_(absl::StrCat("not every element is ", identity.value)) {}
 
   LogicalResult matchAndRewrite(const ir::Node& node, PatternRewriter& rewriter) const override {
-    const ir::Value* output = node.output(0);
     if (node.numInputs() != 2 || node.input(0) == nullptr || node.input(1) == nullptr ||
-        output == nullptr) {
+        node.output(0) == nullptr) {
       return failure();
     }
     std::vector<std::string> reasons;
@@ -69,12 +68,7 @@ class ForwardAroundIdentityOperand final : public RewritePattern {
         }
         continue;
       }
-      if (!rewriter.canReplaceAnyUseWith(*output, *x)) {
-        return rewriter.notifyMatchFailure(node, "only graph outputs read it, and they keep it");
-      }
-      if (failed(rewriter.match(node))) return failure();
-      rewriter.replaceUsesWhereAllowed(*output, *x);
-      return success();
+      return forwardOperand(node, *x, rewriter);
     }
     if (reasons.empty()) return failure();  // no constant operand, or no --debug to tell
     return rewriter.notifyMatchFailure(node, absl::StrJoin(reasons, "; "));

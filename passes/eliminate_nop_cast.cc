@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/schema.h"
@@ -24,8 +25,7 @@ class RemoveSameTypeCast final : public RewritePattern {
 
   LogicalResult matchAndRewrite(const ir::Node& cast, PatternRewriter& rewriter) const override {
     ir::Value* input = cast.input(0);
-    const ir::Value* output = cast.output(0);
-    if (input == nullptr || output == nullptr) return failure();
+    if (input == nullptr || cast.output(0) == nullptr) return failure();
     ShapeOracle& shapes = rewriter.shapes();
     int32_t target = 0;
     if (cast.opType() == "Cast") {
@@ -46,12 +46,7 @@ class RemoveSameTypeCast final : public RewritePattern {
                             ", the target ", ir::elemTypeName(target));
       });
     }
-    if (!rewriter.canReplaceAnyUseWith(*output, *input)) {
-      return rewriter.notifyMatchFailure(cast, "only graph outputs read it, and they keep it");
-    }
-    if (failed(rewriter.match(cast))) return failure();
-    rewriter.replaceUsesWhereAllowed(*output, *input);
-    return success();
+    return forwardOperand(cast, *input, rewriter);
   }
 };
 

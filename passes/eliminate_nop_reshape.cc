@@ -60,8 +60,7 @@ class RemoveNopReshape final : public RewritePattern {
 
   LogicalResult matchAndRewrite(const ir::Node& reshape, PatternRewriter& rewriter) const override {
     ir::Value* input = reshape.input(0);
-    const ir::Value* output = reshape.output(0);
-    if (input == nullptr || reshape.input(1) == nullptr || output == nullptr) return failure();
+    if (input == nullptr || reshape.input(1) == nullptr || reshape.output(0) == nullptr) return failure();
     ShapeOracle& shapes = rewriter.shapes();
     absl::StatusOr<int64_t> allow_zero = rewriter.opsetVersion(reshape).value_or(0) >= 14
                                              ? getIntOr(reshape, "allowzero", 0)
@@ -76,12 +75,7 @@ class RemoveNopReshape final : public RewritePattern {
     if (!input_shape) return rewriter.notifyMatchFailure(reshape, "the input's rank is not known");
     const std::string why_not = whyNotSameShape(*input_shape, (*target)->elems, *allow_zero != 0);
     if (!why_not.empty()) return rewriter.notifyMatchFailure(reshape, why_not);
-    if (!rewriter.canReplaceAnyUseWith(*output, *input)) {
-      return rewriter.notifyMatchFailure(reshape, "only graph outputs read it, and they keep it");
-    }
-    if (failed(rewriter.match(reshape))) return failure();
-    rewriter.replaceUsesWhereAllowed(*output, *input);
-    return success();
+    return forwardOperand(reshape, *input, rewriter);
   }
 };
 

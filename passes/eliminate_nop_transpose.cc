@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "onnxopt/rewrite/operands.h"
+#include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/schema.h"
@@ -24,8 +25,7 @@ class RemoveIdentityTranspose final : public RewritePattern {
 
   LogicalResult matchAndRewrite(const ir::Node& transpose, PatternRewriter& rewriter) const override {
     ir::Value* input = transpose.input(0);
-    const ir::Value* output = transpose.output(0);
-    if (input == nullptr || output == nullptr) return failure();
+    if (input == nullptr || transpose.output(0) == nullptr) return failure();
     absl::StatusOr<std::optional<std::vector<int64_t>>> perm = getInts(transpose, "perm");
     if (!perm.ok()) return rewriter.emitError(transpose, perm.status());
     if (*perm && !isIdentityPerm(**perm)) {
@@ -42,12 +42,7 @@ class RemoveIdentityTranspose final : public RewritePattern {
         });
       }
     }
-    if (!rewriter.canReplaceAnyUseWith(*output, *input)) {
-      return rewriter.notifyMatchFailure(transpose, "only graph outputs read it, and they keep it");
-    }
-    if (failed(rewriter.match(transpose))) return failure();
-    rewriter.replaceUsesWhereAllowed(*output, *input);
-    return success();
+    return forwardOperand(transpose, *input, rewriter);
   }
 };
 
