@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "onnxopt/rewrite/match.h"
+#include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/schema.h"
@@ -27,23 +28,15 @@ class RemoveSameTypeCast final : public RewritePattern {
     ir::Value* input = cast.input(0);
     if (input == nullptr || cast.output(0) == nullptr) return failure();
     ShapeOracle& shapes = rewriter.shapes();
-    int32_t target = 0;
-    if (cast.opType() == "Cast") {
-      absl::StatusOr<std::optional<int64_t>> to = getInt(cast, "to");
-      if (!to.ok()) return rewriter.emitError(cast, to.status());
-      if (!*to) return failure();
-      target = static_cast<int32_t>(**to);
-    } else {
-      if (cast.input(1) == nullptr) return failure();
-      target = shapes.inferredTypeOf(*cast.input(1)).elemType();
-      if (target == 0) return rewriter.notifyMatchFailure(cast, "the target's type is not known");
-    }
+    absl::StatusOr<int32_t> target = readCastTarget(cast, shapes);
+    if (!target.ok()) return rewriter.emitError(cast, target.status());
+    if (*target == 0) return rewriter.notifyMatchFailure(cast, "the target type is not known for sure");
     const int32_t source = shapes.inferredTypeOf(*input).elemType();
-    if (source != target) {
+    if (source != *target) {
       return rewriter.notifyMatchFailure(cast, [&] {
         return absl::StrCat("the input is ", source == 0 ? "of a type not known for sure"
                                                          : ir::elemTypeName(source),
-                            ", the target ", ir::elemTypeName(target));
+                            ", the target ", ir::elemTypeName(*target));
       });
     }
     return forwardOperand(cast, *input, rewriter);

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "onnxopt/ir/describe.h"
+#include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/schema.h"
@@ -99,17 +100,6 @@ std::string whyNotFusable(int32_t t0, int32_t t1, int32_t t2) {
                       ir::elemTypeName(t0), " -> ", ir::elemTypeName(t2), " for some value");
 }
 
-// The element type a Cast or CastLike converts to; 0 when not known, an error for a malformed
-// Cast.
-absl::StatusOr<int32_t> castTarget(const ir::Node& cast, ShapeOracle& shapes) {
-  if (cast.opType() == "CastLike") {
-    return cast.input(1) == nullptr ? 0 : shapes.inferredTypeOf(*cast.input(1)).elemType();
-  }
-  absl::StatusOr<std::optional<int64_t>> to = getInt(cast, "to");
-  if (!to.ok()) return to.status();
-  return *to ? static_cast<int32_t>(**to) : 0;
-}
-
 // The Cast or CastLike producing `value`, at an opset where its target is an int, or null.
 const ir::Node* castProducing(const ir::Value* value, PatternRewriter& rewriter) {
   if (value == nullptr || value->producer() == nullptr) return nullptr;
@@ -133,9 +123,9 @@ class ReadAroundLosslessCast final : public RewritePattern {
     ir::Value* source = first->input(0);
     ShapeOracle& shapes = rewriter.shapes();
     const int32_t t0 = shapes.inferredTypeOf(*source).elemType();
-    absl::StatusOr<int32_t> t1 = castTarget(*first, shapes);
+    absl::StatusOr<int32_t> t1 = readCastTarget(*first, shapes);
     if (!t1.ok()) return rewriter.emitError(*first, t1.status());
-    absl::StatusOr<int32_t> t2 = castTarget(cast, shapes);
+    absl::StatusOr<int32_t> t2 = readCastTarget(cast, shapes);
     if (!t2.ok()) return rewriter.emitError(cast, t2.status());
     if (t0 == 0 || *t1 == 0 || *t2 == 0) {
       return rewriter.notifyMatchFailure(cast, [&] {

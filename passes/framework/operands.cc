@@ -1,6 +1,7 @@
 #include "onnxopt/rewrite/operands.h"
 
 #include <algorithm>
+#include <limits>
 #include <tuple>
 #include <utility>
 
@@ -176,6 +177,20 @@ absl::StatusOr<GemmAttributes> readGemmAttributes(const ir::Node& gemm) {
   attributes.trans_a = *trans_a != 0;
   attributes.trans_b = *trans_b != 0;
   return attributes;
+}
+
+absl::StatusOr<int32_t> readCastTarget(const ir::Node& cast, ShapeOracle& shapes) {
+  if (cast.opType() == "CastLike") {
+    return cast.input(1) == nullptr ? 0 : shapes.inferredTypeOf(*cast.input(1)).elemType();
+  }
+  absl::StatusOr<std::optional<int64_t>> to = getInt(cast, "to");
+  if (!to.ok()) return to.status();
+  const int64_t target = to->value_or(onnx::TensorProto::UNDEFINED);
+  if (target <= onnx::TensorProto::UNDEFINED || target > std::numeric_limits<int32_t>::max() ||
+      !onnx::TensorProto_DataType_IsValid(static_cast<int>(target))) {
+    return 0;
+  }
+  return static_cast<int32_t>(target);
 }
 
 absl::StatusOr<std::optional<std::vector<int64_t>>> readTransposePerm(

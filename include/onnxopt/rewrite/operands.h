@@ -108,4 +108,12 @@ struct GemmAttributes {
 // An error naming the node when one of them has another kind than ONNX defines.
 ONNXOPT_API absl::StatusOr<GemmAttributes> readGemmAttributes(const ir::Node& gemm);
 
+class ShapeOracle;
+
+// The element type a Cast (`to`, opset 6 on) or CastLike (its second input's type, known for
+// sure) converts to; 0 when it is not known or is no tensor element type (`to = 0`, UNDEFINED,
+// makes a model ONNX Runtime refuses, so no rewrite may take such a Cast for a no-op). An error
+// naming the node when `to` has another kind than an int.
+ONNXOPT_API absl::StatusOr<int32_t> readCastTarget(const ir::Node& cast, ShapeOracle& shapes);
+
 }  // namespace onnxopt
