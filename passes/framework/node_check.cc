@@ -130,6 +130,25 @@ absl::Status checkInputTypes(const onnx::OpSchema& schema, const ir::Node& node)
   return absl::OkStatus();
 }
 
+// A Cast's `to` must be an element type its version produces: ONNX Runtime refuses the model
+// otherwise (`to = 0`, a float8 type before Cast-19), and no pass may take such a Cast for a
+// no-op.
+absl::Status checkCastTarget(const onnx::OpSchema& schema, const ir::Node& node) {
+  const ir::Attribute* to = node.attr("to");
+  if (to == nullptr || to->kind() != onnx::AttributeProto::INT || schema.outputs().empty()) {
+    return absl::OkStatus();
+  }
+  const int64_t target = to->i();
+  const bool element_type = target > onnx::TensorProto::UNDEFINED &&
+                            target <= std::numeric_limits<int32_t>::max() &&
+                            onnx::TensorProto_DataType_IsValid(static_cast<int>(target));
+  if (element_type && formalTakes(schema.outputs()[0], static_cast<int32_t>(target))) {
+    return absl::OkStatus();
+  }
+  return malformed(node, absl::StrCat("to = ", target, " is not an element type ", node.opType(),
+                                      "-", schema.SinceVersion(), " produces"));
+}
+
 std::optional<int64_t> declaredRank(const ir::Value* value) {
   const std::optional<Declared> type = declared(value);
   return type ? type->rank : std::nullopt;
@@ -203,6 +222,9 @@ absl::Status checkNode(const ir::Node& node) {
   if (absl::Status status = checkInputTypes(*schema, node); !status.ok()) return status;
   if (node.is("Transpose")) {
     if (absl::Status status = checkPerm(node); !status.ok()) return status;
+  }
+  if (node.is("Cast")) {
+    if (absl::Status status = checkCastTarget(*schema, node); !status.ok()) return status;
   }
   return checkAxis(node);
 }

@@ -65,6 +65,12 @@ TEST(NodeCheckTest, RefusesAnInputTypeTheOperatorDoesNotTake) {
                 "input 1 ('X') is tensor(float), which Gather-13 does not take there");
 }
 
+TEST(NodeCheckTest, RefusesACastToATypeItDoesNotProduce) {
+  expectRefused(check("Y = Cast<to = 0>(X)"), "to = 0 is not an element type Cast-13 produces");
+  expectRefused(check("Y = Cast<to = 4294967297>(X)"), "to = 4294967297 is not");
+  expectRefused(check("Y = Cast<to = 17>(X)"), "to = 17 is not an element type Cast-13");
+}
+
 TEST(NodeCheckTest, RefusesAPermThatIsNotAPermutationOfTheInputsAxes) {
   expectRefused(check("Y = Transpose<perm = [0, 0]>(X)"), "perm [0,0] is not a permutation");
   expectRefused(check("Y = Transpose<perm = [0, 1, 2]>(X)"), "of the input's 2 axes");

@@ -783,9 +783,9 @@ Options:
                         value_info declaration of every graph (repeatable).
   --no-check            Do not refuse a model whose nodes violate their operators' schemas
                         at its opset (wrong attribute kind, missing required attribute,
-                        wrong number of inputs, Transpose perm or axis out of range), which
-                        onnx-opt checks after loading (exit 1) as ONNX Runtime would; the
-                        passes leave such nodes as they are.
+                        wrong number of inputs, Cast to no type, Transpose perm or axis out
+                        of range), which onnx-opt checks after loading (exit 1) as ONNX
+                        Runtime would; the passes leave such nodes as they are.
   -h, --help            Print this help and exit.
   --version             Print the version and exit.
   --                    Ends the options (for an input whose name starts with '-').

@@ -12,7 +12,8 @@ namespace onnxopt {
 // Whether the node is well formed for its operator at the model's opset: every attribute is one
 // the schema defines (unless the schema accepts any), of the kind it defines, required ones are
 // there; the number of inputs and outputs is within the schema's range; a graph input or an
-// initializer it reads has an element type the schema allows there; a Transpose perm is a
+// initializer it reads has an element type the schema allows there; a Cast's `to` is an element
+// type that Cast version produces; a Transpose perm is a
 // permutation of its input's axes and an `axis` lies within its input's rank, where that rank is
 // declared (a graph input or an initializer). OK when the schema is not known (an opset or
 // domain onnx-opt has no schema for). InvalidArgument naming the node and what is wrong.
