@@ -1,5 +1,6 @@
 #include "onnxopt/ir/type.h"
 
+#include <limits>
 #include <mutex>
 
 #include "absl/container/node_hash_set.h"
@@ -94,6 +95,14 @@ const char* elemTypeName(int32_t elem_type) {
     case onnx::TensorProto::BFLOAT16: return "bfloat16";
     default: return "undefined";
   }
+}
+
+int32_t elemTypeFromAttribute(int64_t value) {
+  if (value <= onnx::TensorProto::UNDEFINED || value > std::numeric_limits<int32_t>::max() ||
+      !onnx::TensorProto_DataType_IsValid(static_cast<int>(value))) {
+    return onnx::TensorProto::UNDEFINED;
+  }
+  return static_cast<int32_t>(value);
 }
 
 int64_t elemTypeSize(int32_t elem_type) {

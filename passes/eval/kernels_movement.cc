@@ -261,10 +261,9 @@ Outputs castKernel(const KernelContext& ctx) {
   if (!to.ok()) return to.status();
   if (!to->has_value()) return ctx.invalid("attribute 'to' is missing");
   if (absl::Status status = checkType(ctx, "T1", (*in)->elem_type); !status.ok()) return status;
-  if (absl::Status status = checkType(ctx, "T2", static_cast<int32_t>(**to)); !status.ok()) {
-    return status;
-  }
-  return singleOutput(castTensor(ctx, **in, static_cast<int32_t>(**to)));
+  const int32_t target = ir::elemTypeFromAttribute(**to);
+  if (absl::Status status = checkType(ctx, "T2", target); !status.ok()) return status;
+  return singleOutput(castTensor(ctx, **in, target));
 }
 
 Outputs castLikeKernel(const KernelContext& ctx) {

@@ -138,14 +138,11 @@ absl::Status checkCastTarget(const onnx::OpSchema& schema, const ir::Node& node)
   if (to == nullptr || to->kind() != onnx::AttributeProto::INT || schema.outputs().empty()) {
     return absl::OkStatus();
   }
-  const int64_t target = to->i();
-  const bool element_type = target > onnx::TensorProto::UNDEFINED &&
-                            target <= std::numeric_limits<int32_t>::max() &&
-                            onnx::TensorProto_DataType_IsValid(static_cast<int>(target));
-  if (element_type && formalTakes(schema.outputs()[0], static_cast<int32_t>(target))) {
+  const int32_t target = ir::elemTypeFromAttribute(to->i());
+  if (target != onnx::TensorProto::UNDEFINED && formalTakes(schema.outputs()[0], target)) {
     return absl::OkStatus();
   }
-  return malformed(node, absl::StrCat("to = ", target, " is not an element type ", node.opType(),
+  return malformed(node, absl::StrCat("to = ", to->i(), " is not an element type ", node.opType(),
                                       "-", schema.SinceVersion(), " produces"));
 }
 

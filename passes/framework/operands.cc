@@ -1,7 +1,6 @@
 #include "onnxopt/rewrite/operands.h"
 
 #include <algorithm>
-#include <limits>
 #include <tuple>
 #include <utility>
 
@@ -185,12 +184,7 @@ absl::StatusOr<int32_t> readCastTarget(const ir::Node& cast, ShapeOracle& shapes
   }
   absl::StatusOr<std::optional<int64_t>> to = getInt(cast, "to");
   if (!to.ok()) return to.status();
-  const int64_t target = to->value_or(onnx::TensorProto::UNDEFINED);
-  if (target <= onnx::TensorProto::UNDEFINED || target > std::numeric_limits<int32_t>::max() ||
-      !onnx::TensorProto_DataType_IsValid(static_cast<int>(target))) {
-    return 0;
-  }
-  return static_cast<int32_t>(target);
+  return ir::elemTypeFromAttribute(to->value_or(onnx::TensorProto::UNDEFINED));
 }
 
 absl::StatusOr<std::optional<std::vector<int64_t>>> readTransposePerm(

@@ -144,6 +144,14 @@ TEST(Cast, NaNAndOutOfRangeToIntegerDecline) {
   EXPECT_EQ(NodeRun("Cast", 13, {&almost}, {intAttr("to", TensorProto::UINT8)}).values(), (std::vector<double>{255}));
 }
 
+TEST(Cast, ToNoElementTypeDeclines) {
+  const TensorProto x = floats({1}, {1});
+  EXPECT_EQ(NodeRun("Cast", 13, {&x}, {intAttr("to", 0)}).code(), Code::kInvalidArgument);
+  // 2^32 + 1: its low 32 bits are FLOAT.
+  EXPECT_EQ(NodeRun("Cast", 13, {&x}, {intAttr("to", (int64_t{1} << 32) + 1)}).code(),
+            Code::kInvalidArgument);
+}
+
 TEST(Cast, ToHalfRoundsToNearestEven) {
   // 1 + 2^-11 is halfway between 1 and the next float16 (1 + 2^-10): ties go to even, 1.
   // 1 + 3*2^-11 is halfway between 1 + 2^-10 and 1 + 2^-9: ties go to 1 + 2^-9.

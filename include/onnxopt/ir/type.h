@@ -94,5 +94,8 @@ class ONNXOPT_API Type {
 ONNXOPT_API const char* elemTypeName(int32_t elem_type);
 // Size in bytes of one element, 0 for strings and unknown types.
 ONNXOPT_API int64_t elemTypeSize(int32_t elem_type);
+// An attribute's value (Cast's `to`, a `dtype`) as an element type: 0 (undefined) unless it is
+// one of TensorProto.DataType's types, whatever its low 32 bits.
+ONNXOPT_API int32_t elemTypeFromAttribute(int64_t value);
 
 }  // namespace onnxopt::ir
