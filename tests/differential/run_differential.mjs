@@ -131,7 +131,8 @@ async function main() {
     }
   }
   let runsCompared = 0;
-  let staleRefused = 0;
+  // Originals, not jobs: --each-pass compares one original with each pass's result.
+  const staleRefused = new Set();
   await new Workers(o.jobs, TIMEOUT_SECONDS).runAll(jobs, (job, result) => {
     if (result.status === 'pass') {
       runsCompared += Number(/^(\d+) run/.exec(result.message)?.[1] ?? 0);
@@ -140,7 +141,7 @@ async function main() {
     // ONNX Runtime tolerates some stale value_info, not all (a stale 'sizes' of a Resize):
     // such an original is not onnx-opt's to run.
     if (result.status === 'cannot-run' && job.staleDeclarations) {
-      ++staleRefused;
+      staleRefused.add(job.original);
       return;
     }
     const what = result.status === 'cannot-run' ? 'ORT cannot run the ORIGINAL (a generator bug)' : 'mismatch';
@@ -206,7 +207,9 @@ async function main() {
   if (!o.work) fs.rmSync(work, { recursive: true, force: true });
   const secs = (ms) => (ms / 1000).toFixed(1);
   process.stdout.write(`time: ${secs(Date.now() - t0)} s (onnx-opt ${secs(tOpt - t0)} s, ORT ${secs(Date.now() - tOpt)} s)\n`);
-  if (staleRefused) process.stdout.write(`${staleRefused} graphs with stale value_info ORT refused to run: not compared\n`);
+  if (staleRefused.size) {
+    process.stdout.write(`${staleRefused.size} graphs with stale value_info ORT refused to run: not compared\n`);
+  }
   const failedModels = new Set(failures.filter((f) => f.includes('.onnx')).map((f) => f.split(' ')[1]));
   process.stdout.write(`${names.length - failedModels.size} passed, ${failures.length} failed\n`);
   process.exitCode = failures.length ? 1 : 0;
