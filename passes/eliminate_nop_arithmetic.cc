@@ -21,16 +21,10 @@
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
 #include "onnxopt/rewrite/shape_oracle.h"
+#include "onnxopt/rewrite/tensor_util.h"
 
 namespace onnxopt {
 namespace {
-
-using onnx::TensorProto;
-
-bool isFloating(int32_t elem_type) {
-  return elem_type == TensorProto::FLOAT || elem_type == TensorProto::DOUBLE ||
-         elem_type == TensorProto::FLOAT16 || elem_type == TensorProto::BFLOAT16;
-}
 
 // Which zero a floating X + C or X - C needs to be exact.
 enum class ZeroSign { kAny, kNegative, kPositive };
@@ -90,14 +84,14 @@ class ForwardAroundIdentityOperand final : public RewritePattern {
     ShapeOracle& shapes = rewriter.shapes();
     const ir::Type& x_type = shapes.typeOf(x);
     if (node.opType() == "Pow") {
-      if (!isFloating(x_type.elemType())) {
+      if (!isFloatingElemType(x_type.elemType())) {
         return std::string("the base is not known to be floating (an integer Pow rounds through double)");
       }
     } else if (x_type.elemType() != 0 && x_type.elemType() != c.elemType()) {
       return absl::StrCat("its type ", ir::elemTypeName(c.elemType()), " is not the other operand's ",
                           ir::elemTypeName(x_type.elemType()));
     }
-    if (identity_.floating_zero != ZeroSign::kAny && isFloating(c.elemType())) {
+    if (identity_.floating_zero != ZeroSign::kAny && isFloatingElemType(c.elemType())) {
       const bool negative = identity_.floating_zero == ZeroSign::kNegative;
       const std::optional<std::vector<double>> values = c.asDoubles();
       if (!values) return std::string("its values are not readable");

@@ -128,13 +128,8 @@ absl::Status checkElemType(const KernelContext& ctx, absl::string_view param, in
                                   ir::elemTypeName(elem_type), " for ", param));
 }
 
-bool isFloatingType(int32_t elem_type) {
-  return elem_type == TensorProto::FLOAT || elem_type == TensorProto::DOUBLE ||
-         elem_type == TensorProto::FLOAT16 || elem_type == TensorProto::BFLOAT16;
-}
-
 int64_t elementSize(int32_t elem_type) {
-  const bool computed = isFloatingType(elem_type) || isIntegerElemType(elem_type) ||
+  const bool computed = isFloatingElemType(elem_type) || isIntegerElemType(elem_type) ||
                         elem_type == TensorProto::BOOL;
   return computed ? ir::elemTypeSize(elem_type) : 0;
 }

@@ -58,8 +58,6 @@ std::string dimsText(absl::Span<const int64_t> dims);
 // Size in bytes of one element of `elem_type` in EvalTensor::bytes; 0 for strings and types the
 // evaluator does not compute on (complex, float8, int4, ...).
 int64_t elementSize(int32_t elem_type);
-// float, double, float16 or bfloat16: the floating types the evaluator computes on (kFloating).
-bool isFloatingType(int32_t elem_type);
 
 // Decodes a TensorProto (raw_data or the typed field) into an EvalTensor; InvalidArgument when
 // the data does not match the dims, Unimplemented for element types the evaluator does not know.

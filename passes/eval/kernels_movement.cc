@@ -238,7 +238,7 @@ absl::StatusOr<EvalTensor> castTensor(const KernelContext& ctx, const EvalTensor
   if (elementSize(to) == 0) {
     return ctx.unimplemented(absl::StrCat("casts to ", ir::elemTypeName(to)));
   }
-  if (isFloatingType(in.elem_type) && to == TensorProto::BOOL) {
+  if (isFloatingElemType(in.elem_type) && to == TensorProto::BOOL) {
     // NaN's truth is not certain across ONNX Runtime's cast paths.
     return ctx.unimplemented("casts from floating types to bool");
   }

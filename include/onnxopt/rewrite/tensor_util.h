@@ -30,6 +30,12 @@ inline bool isIntegerElemType(int32_t elem_type) {
   }
 }
 
+// float16, bfloat16, float and double: ONNX's floating element types.
+inline bool isFloatingElemType(int32_t elem_type) {
+  return elem_type == onnx::TensorProto::FLOAT || elem_type == onnx::TensorProto::DOUBLE ||
+         elem_type == onnx::TensorProto::FLOAT16 || elem_type == onnx::TensorProto::BFLOAT16;
+}
+
 // A 1-D int64 tensor (shape and axes operands), values in int64_data.
 ONNXOPT_API onnx::TensorProto makeInt64Tensor(absl::Span<const int64_t> values);
 // A rank-0 int64 tensor.
