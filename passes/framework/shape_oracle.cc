@@ -572,12 +572,26 @@ bool libonnxSizeDiffersFromOrt(const ir::Node& node, ShapeOracle& shapes) {
   return false;
 }
 
+// Whether each element type attribute of the node (Cast's `to`, the random ops' `dtype`) names
+// an element type: libonnx reads one as int32, so 2^32 + 1 would be FLOAT to it.
+bool elemTypeAttributesNameTypes(const ir::Node& node) {
+  for (const char* name : {"to", "dtype", "output_dtype"}) {
+    const ir::Attribute* attribute = node.attr(name);
+    if (attribute != nullptr && attribute->kind() == onnx::AttributeProto::INT &&
+        ir::elemTypeFromAttribute(attribute->i()) != attribute->i()) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Whether ONNX 1.12's inference of the node follows the node's own schema: a default-domain op
 // whose definition at the model's opset libonnx has (at opsets 18 and later it would apply an
-// older version's rule to a changed op), and whose sizes it computes as ONNX Runtime does.
+// older version's rule to a changed op), whose element type attributes it reads as written, and
+// whose sizes it computes as ONNX Runtime does.
 bool libonnxKnows(const ir::Node& node, ShapeOracle& shapes) {
   return node.op().domain().empty() && schemaOf(node) != nullptr &&
-         !libonnxSizeDiffersFromOrt(node, shapes);
+         elemTypeAttributesNameTypes(node) && !libonnxSizeDiffersFromOrt(node, shapes);
 }
 
 bool hasSubgraphs(const ir::Node& node) {
@@ -1376,7 +1390,7 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
       return globalPoolRule(input_type(0));
     case Rule::kCast: {
       const ir::Attribute* to = node.attr("to");
-      return Type::tensor(to ? static_cast<int32_t>(to->i()) : 0, input_type(0).shape());
+      return Type::tensor(to ? ir::elemTypeFromAttribute(to->i()) : 0, input_type(0).shape());
     }
     case Rule::kBoolOfInput:
       return Type::tensor(onnx::TensorProto::BOOL, input_type(0).shape());
@@ -1384,8 +1398,13 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
     case Rule::kDequantize: {
       // Before opset 10 these were experimental ops of other forms.
       if (opset < rule->since) return Type();
+      // output_dtype 0 (or none) means the type the inputs give; any other value must name one.
       const ir::Attribute* output_dtype = node.attr("output_dtype");
-      int32_t elem = output_dtype != nullptr ? static_cast<int32_t>(output_dtype->i()) : 0;
+      int32_t elem = 0;
+      if (output_dtype != nullptr && output_dtype->i() != 0) {
+        elem = ir::elemTypeFromAttribute(output_dtype->i());
+        if (elem == 0) return Type();
+      }
       if (rule->rule == Rule::kDequantize) {
         if (elem == 0) elem = input_type(1).elemType();
       } else if (node.input(2) != nullptr) {

@@ -112,6 +112,36 @@ g (float16[3] X, float16 s) => (float16[3] Y) {
   EXPECT_EQ(newer_oracle.typeOf(a).shape(), shape({k(3)}));
 }
 
+// A 64-bit `to` or `output_dtype` is no element type when its low 32 bits are one: 2^32 + 1 is
+// not FLOAT (ORT refuses such a model; an answer here would let a pass act on it).
+TEST(ShapeOracleTest, AnElementTypeAttributeBeyondInt32NamesNoType) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[3] X) => (float[3] Y) {
+  C = Cast<to = 4294967297>(X)
+  Y = Identity(X)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ShapeOracle oracle(*model);
+  const ir::Value& c = *model->graph().findValue("C");
+  EXPECT_EQ(oracle.typeOf(c).elemType(), onnx::TensorProto::UNDEFINED);
+  EXPECT_EQ(oracle.typeOf(c).shape(), shape({k(3)}));
+  // ONNX's inference (libonnx 1.12) reads `to` as int32: its answer is not believed either.
+  EXPECT_EQ(oracle.inferredTypeOf(c).elemType(), onnx::TensorProto::UNDEFINED);
+
+  auto quantize = parseModel(R"(
+<ir_version: 10, opset_import: ["" : 21]>
+g (float[3] X, float s) => (uint8[3] Y) {
+  Y = QuantizeLinear<output_dtype = 4294967299>(X, s)
+}
+)");
+  ASSERT_NE(quantize, nullptr);
+  ShapeOracle quantize_oracle(*quantize);
+  EXPECT_EQ(quantize_oracle.typeOf(*quantize->graph().findValue("Y")).elemType(),
+            onnx::TensorProto::UNDEFINED);
+}
+
 TEST(ShapeOracleTest, MatMulOfVectorsAndBatches) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 13]>
