@@ -545,10 +545,22 @@ namespace {
 // input * stride, ONNX Runtime gives input * stride); and STFT (with onesided, libonnx counts the
 // frames with the onesided bin count as the frame length: 9 samples, frame 5, step 2 give 4
 // frames to libonnx, 3 to ONNX Runtime); and a Squeeze whose axes are empty or not a constant
-// (an empty list squeezes every dim of 1 in ONNX Runtime's kernel, none in libonnx).
+// (an empty list squeezes every dim of 1 in ONNX Runtime's kernel, none in libonnx); and a Slice
+// with an open end and a negative step (sliceRange: to the first element in ONNX Runtime's
+// kernel, nothing in libonnx).
 bool libonnxSizeDiffersFromOrt(const ir::Node& node, ShapeOracle& shapes) {
   const std::string& op = node.opType();
   if (op == "STFT") return true;
+  if (op == "Slice") {
+    if (node.numInputs() < 5 || node.input(2) == nullptr || node.input(4) == nullptr) return false;
+    const std::optional<std::vector<int64_t>> ends = shapes.constantInts(*node.input(2));
+    const std::optional<std::vector<int64_t>> steps = shapes.constantInts(*node.input(4));
+    if (!ends || !steps || ends->size() != steps->size()) return false;
+    for (size_t i = 0; i < ends->size(); ++i) {
+      if ((*steps)[i] < 0 && isOpenSliceEnd((*ends)[i])) return true;
+    }
+    return false;
+  }
   if (op == "Squeeze") {
     if (const ir::Attribute* axes = node.attr("axes")) return axes->ints().empty();
     if (node.numInputs() < 2 || node.input(1) == nullptr) return false;
@@ -1192,7 +1204,10 @@ Type sliceRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOrac
     Dim& dim = out[(*normalized)[j]];
     const int64_t start = (*starts)[j], end = (*ends)[j], step = (*steps)[j];
     if (step == 0) return Type();
-    if (dim.isKnown()) {
+    if (step < 0 && isOpenSliceEnd(end)) {
+      // ONNX Runtime's optimizer sizes this slice as the spec does, its kernel otherwise.
+      dim = Dim::unknown();
+    } else if (dim.isKnown()) {
       dim = Dim::known(sliceRange(dim.value(), start, end, step)->count);
     } else if (!(start == 0 && step == 1 && end == std::numeric_limits<int64_t>::max())) {
       dim = Dim::unknown();
@@ -1244,9 +1259,14 @@ void inferMinusOne(const std::optional<Shape>& input, Shape& shape) {
 
 }  // namespace
 
+bool isOpenSliceEnd(int64_t end) {
+  return end == std::numeric_limits<int32_t>::max() || end == std::numeric_limits<int64_t>::max();
+}
+
 std::optional<SliceRange> sliceRange(int64_t dim, int64_t start, int64_t end, int64_t step) {
   if (step == 0 || dim < 0) return std::nullopt;
   if (dim == 0) return SliceRange{0, step, 0};
+  const bool to_first = step < 0 && isOpenSliceEnd(end);
   if (start < 0) start += dim;
   if (end < 0) end += dim;
   SliceRange range;
@@ -1259,7 +1279,7 @@ std::optional<SliceRange> sliceRange(int64_t dim, int64_t start, int64_t end, in
                                        static_cast<uint64_t>(step));
   } else {
     start = std::clamp<int64_t>(start, 0, dim - 1);
-    end = std::clamp<int64_t>(end, -1, dim - 1);
+    end = to_first ? -1 : std::clamp<int64_t>(end, -1, dim - 1);
     // -step without overflow for the smallest int64.
     const uint64_t magnitude = static_cast<uint64_t>(-(step + 1)) + 1;
     const auto distance = static_cast<uint64_t>(std::max<int64_t>(start - end, 0));

@@ -264,6 +264,9 @@ void sliceCases(CaseList& cases) {
       {"neg_step_clamped", {100, -100}, {-100, 100}, std::vector<int64_t>{1, 2}, std::vector<int64_t>{-2, -1}},
       {"empty", {3, 0}, {1, 6}, std::vector<int64_t>{0, 2}, std::nullopt},
       {"int_min_end", {2}, {std::numeric_limits<int64_t>::min()}, std::vector<int64_t>{1}, std::vector<int64_t>{-1}},
+      // ONNX Runtime reads an end of INT64_MAX or INT32_MAX as no end, backwards too.
+      {"open_end_backward", {2, -2}, {kMaxInt, std::numeric_limits<int32_t>::max()},
+       std::vector<int64_t>{0, 2}, std::vector<int64_t>{-1, -2}},
   };
   const Dims dims = {4, 5, 6};
   for (const int64_t opset : {10, 11, 13}) {
@@ -280,6 +283,10 @@ void sliceCases(CaseList& cases) {
   add(cases, "Slice", 13, "float.int32_operands",
       {random(TensorProto::FLOAT, dims), int32Tensor({2}, {1, -1}), int32Tensor({2}, {3, -5}),
        int32Tensor({2}, {0, 2}), int32Tensor({2}, {1, -1})});
+  add(cases, "Slice", 13, "float.int32_open_end_backward",
+      {random(TensorProto::FLOAT, dims), int32Tensor({1}, {-2}),
+       int32Tensor({1}, {std::numeric_limits<int32_t>::max()}), int32Tensor({1}, {1}),
+       int32Tensor({1}, {-1})});
   for (const int64_t opset : {7, 9}) {
     for (const Variant& v : variants) {
       if (v.steps || (v.axes && (*v.axes)[0] < 0)) continue;

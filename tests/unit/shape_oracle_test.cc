@@ -895,5 +895,18 @@ TEST(ShapeRulesTest, SliceRangeClampsAsTheSpecSays) {
   EXPECT_FALSE(sliceRange(5, 0, 5, 0).has_value());
 }
 
+// ONNX Runtime's kernel reads an end of INT32_MAX or INT64_MAX as no end, also backwards, where
+// the spec would clamp it to dim - 1 (nothing taken); INT32_MAX - 1 is an ordinary end.
+TEST(ShapeRulesTest, SliceRangeRunsAnOpenEndBackwardsToTheFirstElement) {
+  for (const int64_t open : {int64_t{std::numeric_limits<int32_t>::max()},
+                             std::numeric_limits<int64_t>::max()}) {
+    EXPECT_EQ(sliceRange(5, 3, open, -1)->count, 4) << open;
+    EXPECT_EQ(sliceRange(5, 3, open, -1)->first, 3) << open;
+    EXPECT_EQ(sliceRange(5, 3, open, -2)->count, 2) << open;
+    EXPECT_EQ(sliceRange(5, 3, open, 1)->count, 2) << open;
+  }
+  EXPECT_EQ(sliceRange(5, 3, std::numeric_limits<int32_t>::max() - 1, -1)->count, 0);
+}
+
 }  // namespace
 }  // namespace onnxopt

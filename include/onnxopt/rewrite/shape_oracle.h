@@ -146,14 +146,18 @@ ONNXOPT_API std::optional<ir::Shape> broadcastShapes(const ir::Shape& a, const i
 // not larger and every dim (right-aligned) is a known 1 or provably equal to `to`'s dim.
 ONNXOPT_API bool broadcastsUnidirectionally(const ir::Shape& from, const ir::Shape& to);
 
-// Which elements of a dim of size `dim` Slice takes for `start`, `end` and `step` (clamped as
-// the spec says: negative values count from the end): `count` of them, from `first` by `step`.
-// nullopt for a step of 0.
+// Which elements of a dim of size `dim` Slice takes for `start`, `end` and `step`, as ONNX
+// Runtime's kernel does: clamped as the spec says (negative values count from the end), except
+// that an open end (isOpenSliceEnd) with a negative step runs to the first element, as numpy's
+// None, where the spec would clamp it to dim - 1 and take nothing. `count` elements, from
+// `first` by `step`; nullopt for a step of 0.
 struct SliceRange {
   int64_t first = 0;
   int64_t step = 1;
   int64_t count = 0;
 };
+// Whether a Slice end is INT32_MAX or INT64_MAX, which ONNX Runtime reads as "no end".
+ONNXOPT_API bool isOpenSliceEnd(int64_t end);
 ONNXOPT_API std::optional<SliceRange> sliceRange(int64_t dim, int64_t start, int64_t end,
                                                  int64_t step);
 
