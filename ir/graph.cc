@@ -206,6 +206,7 @@ void Graph::setOutput(size_t i, Value* value) {
   if (outputs_[i] != nullptr) outputs_[i]->removeUse(output_use_slots_[i]);
   outputs_[i] = value;
   output_use_slots_[i] = value ? value->addUse(Use(this, static_cast<uint32_t>(i))) : 0;
+  if (value != nullptr && value->graph_ != this) keepReadable(*value);
 }
 
 void Graph::compactInitializers() const {
@@ -242,6 +243,24 @@ void Graph::removeInitializer(Value* value) {
   ++removed_initializers_;
   value->initializer_.reset();
   value->sparse_initializer_.reset();
+}
+
+Value* Graph::shadowOf(const Value& outer) const {
+  for (const Graph* scope = this; scope != nullptr && scope != outer.graph();
+       scope = scope->parentGraph()) {
+    for (Value* input : scope->inputs_) {
+      if (input->name() == outer.name()) return input;
+    }
+    for (Value* initializer : scope->initializers_) {
+      if (initializer != nullptr && initializer->name() == outer.name()) return initializer;
+    }
+  }
+  return nullptr;
+}
+
+void Graph::keepReadable(const Value& outer) {
+  if (model_ == nullptr) return;
+  while (Value* shadow = shadowOf(outer)) shadow->setName(model_->valueNames().fresh(shadow->name()));
 }
 
 Value* Graph::findValue(absl::string_view name) const {

@@ -57,6 +57,7 @@ void Node::setInput(size_t i, Value* value) {
   if (inputs_[i] != nullptr) inputs_[i]->removeUse(input_use_slots_[i]);
   inputs_[i] = value;
   input_use_slots_[i] = value ? value->addUse(Use(this, static_cast<uint32_t>(i))) : 0;
+  if (value != nullptr && value->graph_ != graph_) graph_->keepReadable(*value);
 }
 
 void Node::addInput(Value* value) {

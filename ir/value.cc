@@ -13,11 +13,21 @@ void Value::setName(std::string name) {
   graph_->noteModified();
   name_ = std::move(name);
   if (Model* model = graph_->model()) model->giveValueName(name_);
+  keepReadableWhereRead();
 }
 
 void Value::swapName(Value& other) {
   graph_->noteModified();
   name_.swap(other.name_);
+  keepReadableWhereRead();
+  other.keepReadableWhereRead();
+}
+
+void Value::keepReadableWhereRead() {
+  for (size_t i = 0; i < uses_.size(); ++i) {
+    Graph* reader = uses_[i].isGraphOutput() ? uses_[i].graphOutputOf() : uses_[i].user()->graph();
+    if (reader != graph_) reader->keepReadable(*this);
+  }
 }
 
 Type Value::type() const {

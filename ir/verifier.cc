@@ -86,6 +86,9 @@ class Verifier {
               describe(*node), where, ": input '", input->name(),
               "' is not defined before the node in this graph or an enclosing one"));
         }
+        if (absl::Status status = checkReadableByName(graph, *input, where); !status.ok()) {
+          return absl::InternalError(absl::StrCat(describe(*node), where, ": ", status.message()));
+        }
         const uint32_t slot = node->input_use_slots_[i];
         if (slot >= input->uses().size() || !(input->uses()[slot] == Use(const_cast<Node*>(node), i))) {
           return absl::InternalError(absl::StrCat(describe(*node), where, ": input '",
@@ -128,8 +131,25 @@ class Verifier {
             "graph output ", i, output ? absl::StrCat(" '", output->name(), "'") : std::string(),
             where, " is not defined in this graph or an enclosing one"));
       }
+      if (absl::Status status = checkReadableByName(graph, *output, where); !status.ok()) {
+        return absl::InternalError(absl::StrCat("graph output ", i, where, ": ", status.message()));
+      }
     }
     return absl::OkStatus();
+  }
+
+  // A value of an enclosing graph is read by name once saved: no input or initializer of a
+  // graph in between may have that name (Graph::shadowOf).
+  static absl::Status checkReadableByName(const Graph& reader, const Value& value,
+                                          absl::string_view where) {
+    if (value.graph() == &reader) return absl::OkStatus();
+    const Value* shadow = reader.shadowOf(value);
+    if (shadow == nullptr) return absl::OkStatus();
+    return absl::InternalError(absl::StrCat(
+        "'", value.name(), "' of an enclosing graph would be read as the ",
+        shadow->isGraphInput() ? "input" : "initializer", " of that name of ",
+        shadow->graph() == &reader ? std::string("this graph")
+                                   : absl::StrCat("graph '", shadow->graph()->name(), "'")));
   }
 
  private:

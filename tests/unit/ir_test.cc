@@ -287,6 +287,71 @@ TEST(IrTest, ReplaceAllUsesWithReachesIntoSubgraphs) {
   EXPECT_EQ(saved->graph().node(0).attribute(0).g().node(0).input(0), "X");
 }
 
+// ONNX lets a body's inputs and initializers shadow outer names; the IR links by object, the
+// saved model by name. A body input named W shadows the outer W, which the body does not read.
+constexpr char kLoopInputShadowingOuterName[] = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+shadows (float[2] X, float[2] W, int64 n) => (float[2] Y) {
+  t = Constant<value = bool {1}>()
+  a = Identity(W)
+  Y = Loop<body = body (int64 i, bool cin, float[2] W) => (bool cout, float[2] ko) {
+     cout = Identity(cin)
+     ko = Add(W, a)
+  }>(n, t, X)
+}
+)";
+
+TEST(IrTest, ReadingAShadowedOuterValueRenamesTheShadow) {
+  auto model = parseModel(kLoopInputShadowingOuterName);
+  Graph& graph = model->graph();
+  Value* w = graph.inputs()[1];
+  Value* a = graph.findValue("a");
+  Graph& body = *graph.lastNode()->attr("body")->graphs().front();
+  Value* body_w = body.inputs()[2];
+  ASSERT_EQ(body.shadowOf(*a), nullptr);
+  EXPECT_EQ(body.shadowOf(*w), body_w);
+
+  a->replaceAllUsesWith(w);
+  EXPECT_NE(body_w->name(), "W") << "the body input took a fresh name";
+  EXPECT_EQ(body.shadowOf(*w), nullptr);
+  EXPECT_EQ(body.lastNode()->input(0), body_w);
+  EXPECT_EQ(body.lastNode()->input(1), w);
+  ASSERT_TRUE(verify(*model).ok()) << verify(*model);
+  auto saved = exportModel(*model);
+  ASSERT_TRUE(saved.ok());
+  const onnx::GraphProto& saved_body = saved->graph().node(2).attribute(0).g();
+  EXPECT_EQ(saved_body.input(2).name(), body_w->name());
+  EXPECT_EQ(saved_body.node(1).input(0), body_w->name());
+  EXPECT_EQ(saved_body.node(1).input(1), "W");
+}
+
+TEST(IrTest, RenamingAnOuterValueReadInABodyRenamesTheShadow) {
+  auto model = parseModel(kLoopInputShadowingOuterName);
+  Graph& graph = model->graph();
+  Value* a = graph.findValue("a");
+  Value* body_w = graph.lastNode()->attr("body")->graphs().front()->inputs()[2];
+  a->setName("W2");
+  EXPECT_EQ(body_w->name(), "W");
+  graph.inputs()[1]->setName("old_W");
+  a->setName("W");
+  EXPECT_NE(body_w->name(), "W");
+  EXPECT_TRUE(verify(*model).ok()) << verify(*model);
+}
+
+TEST(IrTest, VerifyRefusesAnOuterValueAShadowHides) {
+  auto model = parseModel(kIfCapturingOuterValue);
+  Graph& then_branch = *model->graph().lastNode()->attr("then_branch")->graphs().front();
+  onnx::TensorProto one;
+  one.set_data_type(onnx::TensorProto::FLOAT);
+  one.add_float_data(1.0f);
+  then_branch.addInitializer("A", std::make_shared<Tensor>(std::move(one)));
+  const absl::Status status = verify(*model);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("'A' of an enclosing graph would be read as the initializer"),
+            std::string::npos)
+      << status;
+}
+
 TEST(IrTest, ReplaceAllUsesWithMovesGraphOutputs) {
   auto model = parseModel(kChain);
   Graph& graph = model->graph();

@@ -125,6 +125,8 @@ class ONNXOPT_API Value {
   // Appends a use and returns its slot; removal swaps the last use into the slot (O(1)).
   uint32_t addUse(const Use& use);
   void removeUse(uint32_t slot);
+  // Graph::keepReadable(*this) for each graph that reads this value from a subgraph.
+  void keepReadableWhereRead();
 
   std::string name_;
   Graph* graph_;
@@ -347,6 +349,14 @@ class ONNXOPT_API Graph {
   // Finds a value defined in this graph (not outer scopes) by name; O(size of the graph).
   Value* findValue(absl::string_view name) const;
 
+  // A saved model reads a value of an enclosing graph by its name, and ONNX lets a subgraph's
+  // inputs and initializers shadow the names of enclosing graphs. shadowOf is the input or
+  // initializer of this graph, or of one between it and `outer`'s graph, named as `outer` (null
+  // when none is). Linking a node input or a graph output here to `outer` (Node::setInput,
+  // setOutput, or renaming `outer`) renames such a shadow to a fresh name, so that the saved
+  // model reads what the IR does. O(inputs and initializers of the graphs in between).
+  Value* shadowOf(const Value& outer) const;
+
   // Every type declaration of this graph, not of its subgraphs: its inputs', its outputs', and
   // its value_info entries (orphaned ones included), for edits that change what is declared but
   // no value, such as fixing a dynamic dim. Counts as a modification of the graph.
@@ -368,6 +378,8 @@ class ONNXOPT_API Graph {
   friend class ProtoImporter;
   friend class ProtoExporter;
 
+  // Renames every shadowOf(outer) (see there).
+  void keepReadable(const Value& outer);
   void linkBefore(Node* node, Node* before);
   void unlink(Node* node);
   Value* newValue(std::string name);
