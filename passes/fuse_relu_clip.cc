@@ -2,9 +2,11 @@
 // min' the larger of min and +0 (+0 when min is absent): ONNX Runtime's FuseReluClip, and the
 // other order as onnxscript's fuse_relus_clips. Exact for numbers. For NaN and -0 it rests on
 // what ONNX Runtime's CPU kernels do, checked in float, double and float16: both ops pass NaN
-// through and keep -0 (Relu(-0) = -0, Clip(-0, +0, max) = -0). A min of -0 becomes +0: Relu gives
-// +0 for a negative x, and Clip(-3, -0, max) would give -0. Relu after Clip needs a max above 0
-// (or none): below, Relu would turn every number into +0, which no Clip of x gives for x = -0.
+// through and keep -0 (Relu(-0) = -0, Clip(-0, +0, max) = -0). Before a Clip, a min of -0 becomes
+// +0: Relu gives +0 for a negative x, and Clip(-3, -0, max) would give -0. After a Clip, a min of
+// -0 stays unfused: the Clip gives -0 for a negative x, Relu keeps it, and a min of +0 would not.
+// Relu after Clip also needs a max above 0 (or none): below, Relu would turn every number into
+// +0, which no Clip of x gives for x = -0.
 //
 // Clip 6 takes min and max as float attributes (min defaults to the lowest float, max to the
 // largest), Clip 11 on as optional scalar inputs, which must then be constants. Relu and Clip
@@ -87,17 +89,17 @@ class FoldReluAfterClip final : public RewritePattern {
   LogicalResult matchAndRewrite(const ir::Node& relu, PatternRewriter& rewriter) const override {
     const ir::Node* clip = absorbableProducer(relu, "Clip", rewriter);
     if (clip == nullptr) return failure();
-    if (!maxAboveZero(*clip)) {
+    absl::StatusOr<ClipBounds> bounds = readClipBounds(*clip);
+    if (!bounds.ok()) return rewriter.emitError(*clip, bounds.status());
+    if (bounds->max.given && !(bounds->max.value.value_or(0) > 0)) {
       return rewriter.notifyMatchFailure(relu, "the Clip's max is not a constant above 0");
     }
+    const std::optional<double>& min = bounds->min.value;
+    if (min && *min == 0 && std::signbit(*min)) {
+      return rewriter.notifyMatchFailure(
+          relu, "the Clip's min is -0: Relu keeps the -0 it gives a negative x, a min of +0 would not");
+    }
     return fuse(relu, *clip, *clip, *clip->input(0), rewriter);
-  }
-
- private:
-  // Whether the Clip's max is absent or a constant above 0.
-  static bool maxAboveZero(const ir::Node& clip) {
-    absl::StatusOr<ClipBounds> bounds = readClipBounds(clip);
-    return bounds.ok() && (!bounds->max.given || bounds->max.value.value_or(0) > 0);
   }
 };
 
