@@ -453,7 +453,7 @@ TEST(FrameworkSafety, ANodeErasedWithoutARewriterHasItsOperandsRevisited) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 15]>
 m (float[2,3] X) => (float[2,3] A, float[2,3] Y) {
-  lo = Constant<value = float {-0.0}>()
+  lo = Constant<value = float {-1.0}>()
   hi = Constant<value = float {6.0}>()
   c = Clip(X, lo, hi)
   A = Relu(c)
