@@ -86,7 +86,7 @@ class Verifier {
               describe(*node), where, ": input '", input->name(),
               "' is not defined before the node in this graph or an enclosing one"));
         }
-        if (absl::Status status = checkReadableByName(graph, *input, where); !status.ok()) {
+        if (absl::Status status = checkReadableByName(graph, *input); !status.ok()) {
           return absl::InternalError(absl::StrCat(describe(*node), where, ": ", status.message()));
         }
         const uint32_t slot = node->input_use_slots_[i];
@@ -131,7 +131,7 @@ class Verifier {
             "graph output ", i, output ? absl::StrCat(" '", output->name(), "'") : std::string(),
             where, " is not defined in this graph or an enclosing one"));
       }
-      if (absl::Status status = checkReadableByName(graph, *output, where); !status.ok()) {
+      if (absl::Status status = checkReadableByName(graph, *output); !status.ok()) {
         return absl::InternalError(absl::StrCat("graph output ", i, where, ": ", status.message()));
       }
     }
@@ -140,8 +140,7 @@ class Verifier {
 
   // A value of an enclosing graph is read by name once saved: no input or initializer of a
   // graph in between may have that name (Graph::shadowOf).
-  static absl::Status checkReadableByName(const Graph& reader, const Value& value,
-                                          absl::string_view where) {
+  static absl::Status checkReadableByName(const Graph& reader, const Value& value) {
     if (value.graph() == &reader) return absl::OkStatus();
     const Value* shadow = reader.shadowOf(value);
     if (shadow == nullptr) return absl::OkStatus();

@@ -13,7 +13,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,7 +24,9 @@ namespace onnxopt::testing {
 inline std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   EXPECT_TRUE(in.good()) << "cannot read " << path;
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::ostringstream bytes;  // in one piece: the models here are up to tens of MB
+  bytes << in.rdbuf();
+  return bytes.str();
 }
 
 inline void writeFile(const std::string& path, const std::string& contents) {
