@@ -490,6 +490,19 @@ Type refine(Type primary, Type fallback) {
   return Type::tensor(elem, std::move(shape));
 }
 
+// Whether `refined` is `derived` with nothing added but names for dims `derived` left unknown:
+// a declaration that only names a dynamic dim (ONNX's inference writes unk__0 for one the
+// graph's inputs leave unnamed) adds no size, so the sizes downstream still follow from facts.
+bool onlyNamesUnknownDims(const Type& derived, const Type& refined) {
+  if (derived.elemType() != refined.elemType() || !derived.shape() || !refined.shape()) return false;
+  const Shape& before = *derived.shape();
+  const Shape& after = *refined.shape();
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (!(before[i] == after[i]) && !(before[i].isUnknown() && after[i].isSymbolic())) return false;
+  }
+  return true;
+}
+
 bool fullyKnown(const Type& type) {
   if (!type.isTensor() || type.elemType() == 0 || !type.shape()) return false;
   for (const Dim& dim : *type.shape()) {
@@ -641,9 +654,9 @@ Type ShapeOracle::infer(const ir::Value& value) {
   // output's type), which may be stale after an edit of the graph: ONNX Runtime runs such a
   // model, its kernels computing the real sizes, after warning that the declaration does not
   // merge. The declaration fills in what the derivation leaves unknown, and the answer then
-  // rests on it.
+  // rests on it, unless all it fills in is a name for a dynamic dim.
   Type type = refine(derived, value.type());
-  if (!(type == derived)) claimed_.insert(&value);
+  if (!(type == derived) && !onlyNamesUnknownDims(derived, type)) claimed_.insert(&value);
   return type;
 }
 

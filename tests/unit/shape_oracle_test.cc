@@ -884,6 +884,27 @@ g (float[1,3] X, float[2,3] W) => (float[2,3] Y, float[4,N] Z, float[3,2] U, flo
   EXPECT_EQ(oracle.typeOf(*graph.findValue("R")).shape(), shape({k(4), k(5)}));
 }
 
+// A declaration that only names a dim the inputs leave unnamed (ONNX's inference writes unk__0)
+// adds no size: the sizes derived downstream of it still stand over stale declarations.
+TEST(ShapeRulesTest, ANameForAnUnnamedDimLeavesDerivedSizesStanding) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[?,1] X) => (float[unk__0,2] Y)
+<float[unk__0,1] A, float[unk__0,2] B>
+{
+  A = Relu(X)
+  B = Sigmoid(A)
+  Y = Neg(B)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ShapeOracle oracle(*model);
+  const ir::Graph& graph = model->graph();
+  for (const char* name : {"A", "B", "Y"}) {
+    EXPECT_EQ(oracle.typeOf(*graph.findValue(name)).shape(), shape({s("unk__0"), k(1)})) << name;
+  }
+}
+
 TEST(ShapeRulesTest, SliceRangeClampsAsTheSpecSays) {
   EXPECT_EQ(sliceRange(5, 1, std::numeric_limits<int64_t>::max(), 1)->count, 4);
   EXPECT_EQ(sliceRange(5, -1, std::numeric_limits<int64_t>::min(), -1)->count, 5);
