@@ -32,18 +32,16 @@ namespace {
 bool atLeastPositiveZero(double bound) { return bound > 0 || (bound == 0 && !std::signbit(bound)); }
 
 // Replaces `root` (the Clip, or the Relu after it) and the absorbed `other` by Clip(x, min', max)
-// of `clip`'s bounds: min' = max(min, +0).
-LogicalResult fuse(const ir::Node& root, const ir::Node& other, const ir::Node& clip, ir::Value& x,
-                   PatternRewriter& rewriter) {
-  absl::StatusOr<ClipBounds> bounds = readClipBounds(clip);
-  if (!bounds.ok()) return rewriter.emitError(clip, bounds.status());
-  if (bounds->min.given && !bounds->min.value) {
+// of `clip`'s `bounds`: min' = max(min, +0).
+LogicalResult fuse(const ir::Node& root, const ir::Node& other, const ir::Node& clip,
+                   const ClipBounds& bounds, ir::Value& x, PatternRewriter& rewriter) {
+  if (bounds.min.given && !bounds.min.value) {
     return rewriter.notifyMatchFailure(root, "the Clip's min is not a constant scalar");
   }
-  const bool keep_min = bounds->min.value && atLeastPositiveZero(*bounds->min.value);
+  const bool keep_min = bounds.min.value && atLeastPositiveZero(*bounds.min.value);
   if (rewriter.opsetVersion(clip).value_or(0) < 11) {
-    const float min = keep_min ? static_cast<float>(*bounds->min.value) : 0.0f;
-    if (bounds->max.given && min > *bounds->max.value) {
+    const float min = keep_min ? static_cast<float>(*bounds.min.value) : 0.0f;
+    if (bounds.max.given && min > *bounds.max.value) {
       return rewriter.notifyMatchFailure(root, "the Clip's max is below 0, and Clip 6 (in ONNX "
                                                "Runtime) wants min <= max");
     }
@@ -78,7 +76,9 @@ class FoldReluIntoClip final : public RewritePattern {
   LogicalResult matchAndRewrite(const ir::Node& clip, PatternRewriter& rewriter) const override {
     const ir::Node* relu = absorbableProducer(clip, "Relu", rewriter);
     if (relu == nullptr) return failure();
-    return fuse(clip, *relu, clip, *relu->input(0), rewriter);
+    absl::StatusOr<ClipBounds> bounds = readClipBounds(clip);
+    if (!bounds.ok()) return rewriter.emitError(clip, bounds.status());
+    return fuse(clip, *relu, clip, *bounds, *relu->input(0), rewriter);
   }
 };
 
@@ -99,7 +99,7 @@ class FoldReluAfterClip final : public RewritePattern {
       return rewriter.notifyMatchFailure(
           relu, "the Clip's min is -0: Relu keeps the -0 it gives a negative x, a min of +0 would not");
     }
-    return fuse(relu, *clip, *clip, *clip->input(0), rewriter);
+    return fuse(relu, *clip, *clip, *bounds, *clip->input(0), rewriter);
   }
 };
 

@@ -953,6 +953,8 @@ class Graph:
             # eliminate-dead-nodes removes it, since the rewriter drops the weights rewrites
             # leave unread and the rewrite driver the dead nodes it meets.
             self.constant([3], where='initializer')
+        if self.chance(0.2):
+            return self.shadowed_read(cur)
         if self.chance(0.4):
             y = cur
             for _ in range(self.rng.randint(1, 3)):
@@ -980,6 +982,37 @@ class Graph:
             self.mark_output(mask)
             return y
         return self.op('Dropout', operands, [m, k])
+
+    def shadowed_read(self, cur):
+        """x = Identity(cur), read by a Loop body whose own iteration count is named `cur` (ONNX
+        lets a body's inputs shadow outer names): once eliminate-identity makes the body read
+        `cur`, the saved body reads its counter by that name unless the shadow is renamed. The
+        body adds x to itself; both trips' sums are scanned."""
+        m, k = self.shape[cur]
+        elem = self.elem_of[cur]
+        self.motifs.append('shadowed_names')
+        x = self.op('Identity', [cur], [m, k], elem, hoist=False)
+        cond_in, cond_out = self.fresh('cond_in'), self.fresh('cond_out')
+        carried_in, carried_out = self.fresh('carried_in'), self.fresh('carried_out')
+        total = self.fresh('shadowed_sum')
+        info = lambda v, shape, e=elem: helper.make_tensor_value_info(v, e, shape)
+        body = helper.make_graph(
+            [helper.make_node('Identity', [cond_in], [cond_out]),
+             helper.make_node('Identity', [carried_in], [carried_out]),
+             helper.make_node('Add', [x, x], [total])],
+            self.fresh('body'),
+            [info(cur, [], TensorProto.INT64), info(cond_in, [], TensorProto.BOOL), info(carried_in, [m, k])],
+            [info(cond_out, [], TensorProto.BOOL), info(carried_out, [m, k]), info(total, [m, k])])
+        trips = self.constant([], np.array(2, dtype=np.int64), TensorProto.INT64, where='initializer')
+        keep_going = self.constant([], np.array(True), TensorProto.BOOL, where='initializer')
+        final, scan = self.fresh('loop_final'), self.fresh('loop_scan')
+        self.scopes[-1].nodes.append(helper.make_node(
+            'Loop', [trips, keep_going, cur], [final, scan], name=self.fresh('Loop'), body=body))
+        self.read.update([trips, keep_going, cur, x])
+        self.define(final, [m, k], self.cur_depth(), elem)
+        self.define(scan, [2, m, k], self.cur_depth(), elem)
+        self.mark_output(scan)
+        return final
 
     def motif_cast(self, cur):
         """One or both of: Cast to the type cur has (and CastLike, 15+); Cast -> Cast through a
