@@ -497,6 +497,7 @@ bool onlyNamesUnknownDims(const Type& derived, const Type& refined) {
   if (derived.elemType() != refined.elemType() || !derived.shape() || !refined.shape()) return false;
   const Shape& before = *derived.shape();
   const Shape& after = *refined.shape();
+  if (before.size() != after.size()) return false;
   for (size_t i = 0; i < before.size(); ++i) {
     if (!(before[i] == after[i]) && !(before[i].isUnknown() && after[i].isSymbolic())) return false;
   }
