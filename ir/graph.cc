@@ -175,6 +175,7 @@ Value* Graph::addInput(std::string name, const Type& type) {
   value->input_info_.reset(newProto<onnx::ValueInfoProto>(arena()));
   type.writeTo(value->input_info_->mutable_type());
   inputs_.push_back(value);
+  indexScopeName(value);
   return value;
 }
 
@@ -184,6 +185,7 @@ void Graph::removeInputs(absl::Span<Value* const> values) {
     if (value->graph_ != this || !value->is_graph_input_) continue;
     value->is_graph_input_ = false;
     value->input_info_.reset();
+    if (!value->isInitializer() && !value->isSparseInitializer()) unindexScopeName(*value);
     ++removed;
   }
   if (removed == 0) return;
@@ -232,12 +234,14 @@ Value* Graph::addInitializer(std::string name, std::shared_ptr<Tensor> tensor) {
   if (2 * removed_initializers_ > initializers_.size()) compactInitializers();
   value->initializer_slot_ = static_cast<uint32_t>(initializers_.size());
   initializers_.push_back(value);
+  indexScopeName(value);
   return value;
 }
 
 void Graph::removeInitializer(Value* value) {
   if (!value->isInitializer() && !value->isSparseInitializer()) return;
   noteModified();
+  if (!value->isGraphInput()) unindexScopeName(*value);
   // O(1): the slot is cleared now and the list compacted once, when next read or grown.
   initializers_[value->initializer_slot_] = nullptr;
   ++removed_initializers_;
@@ -248,14 +252,43 @@ void Graph::removeInitializer(Value* value) {
 Value* Graph::shadowOf(const Value& outer) const {
   for (const Graph* scope = this; scope != nullptr && scope != outer.graph();
        scope = scope->parentGraph()) {
-    for (Value* input : scope->inputs_) {
-      if (input->name() == outer.name()) return input;
-    }
-    for (Value* initializer : scope->initializers_) {
-      if (initializer != nullptr && initializer->name() == outer.name()) return initializer;
-    }
+    if (Value* shadow = scope->inputOrInitializerNamed(outer.name())) return shadow;
   }
   return nullptr;
+}
+
+Value* Graph::inputOrInitializerNamed(absl::string_view name) const {
+  // Most bodies have a handful of inputs and no initializers: a scan costs less than a map.
+  constexpr size_t kMaxScanned = 16;
+  if (inputs_.size() + initializers_.size() <= kMaxScanned) {
+    for (Value* input : inputs_) {
+      if (input->name() == name) return input;
+    }
+    for (Value* initializer : initializers_) {
+      if (initializer != nullptr && initializer->name() == name) return initializer;
+    }
+    return nullptr;
+  }
+  if (scope_names_ == nullptr) {
+    scope_names_ = std::make_unique<absl::flat_hash_map<absl::string_view, Value*>>();
+    scope_names_->reserve(inputs_.size() + initializers_.size());
+    for (Value* input : inputs_) scope_names_->try_emplace(input->name(), input);
+    for (Value* initializer : initializers_) {
+      if (initializer != nullptr) scope_names_->try_emplace(initializer->name(), initializer);
+    }
+  }
+  auto it = scope_names_->find(name);
+  return it == scope_names_->end() ? nullptr : it->second;
+}
+
+void Graph::indexScopeName(Value* value) {
+  if (scope_names_ != nullptr) scope_names_->try_emplace(value->name(), value);
+}
+
+void Graph::unindexScopeName(const Value& value) {
+  if (scope_names_ == nullptr) return;
+  auto it = scope_names_->find(value.name());
+  if (it != scope_names_->end() && it->second == &value) scope_names_->erase(it);
 }
 
 void Graph::keepReadable(const Value& outer) {

@@ -11,14 +11,23 @@ bool Value::isGraphOutput() const {
 
 void Value::setName(std::string name) {
   graph_->noteModified();
+  const bool indexed = namesItsScope();
+  if (indexed) graph_->unindexScopeName(*this);
   name_ = std::move(name);
+  if (indexed) graph_->indexScopeName(this);
   if (Model* model = graph_->model()) model->giveValueName(name_);
   keepReadableWhereRead();
 }
 
 void Value::swapName(Value& other) {
   graph_->noteModified();
+  for (Value* value : {this, &other}) {
+    if (value->namesItsScope()) value->graph_->unindexScopeName(*value);
+  }
   name_.swap(other.name_);
+  for (Value* value : {this, &other}) {
+    if (value->namesItsScope()) value->graph_->indexScopeName(value);
+  }
   keepReadableWhereRead();
   other.keepReadableWhereRead();
 }

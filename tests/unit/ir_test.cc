@@ -338,13 +338,66 @@ TEST(IrTest, RenamingAnOuterValueReadInABodyRenamesTheShadow) {
   EXPECT_TRUE(verify(*model).ok()) << verify(*model);
 }
 
+std::shared_ptr<Tensor> floatScalar(float value) {
+  onnx::TensorProto proto;
+  proto.set_data_type(onnx::TensorProto::FLOAT);
+  proto.add_float_data(value);
+  return std::make_shared<Tensor>(std::move(proto));
+}
+
+// A body with more inputs and initializers than Graph scans one by one looks names up in an
+// index: every edit of those names must reach it.
+TEST(IrTest, ShadowsInABodyOfManyInitializersAreFoundAfterEachEdit) {
+  auto model = parseModel(kLoopInputShadowingOuterName);
+  Graph& graph = model->graph();
+  Value* w = graph.inputs()[1];
+  Value* a = graph.findValue("a");
+  Graph& body = *graph.lastNode()->attr("body")->graphs().front();
+  std::vector<Value*> weights;
+  for (int i = 0; i < 40; ++i) {
+    weights.push_back(body.addInitializer(absl::StrCat("weight_", i), floatScalar(1.0f)));
+  }
+  Value* body_w = body.inputs()[2];
+  EXPECT_EQ(body.shadowOf(*w), body_w);
+  EXPECT_EQ(body.shadowOf(*a), nullptr);
+
+  Value* added = body.addInitializer("a", floatScalar(2.0f));
+  EXPECT_EQ(body.shadowOf(*a), added);
+  added->setName("a_renamed");
+  EXPECT_EQ(body.shadowOf(*a), nullptr);
+  weights[0]->setName("a");
+  EXPECT_EQ(body.shadowOf(*a), weights[0]);
+  weights[0]->swapName(*weights[1]);
+  EXPECT_EQ(body.shadowOf(*a), weights[1]);
+  body.removeInitializer(weights[1]);
+  EXPECT_EQ(body.shadowOf(*a), nullptr);
+  body.removeInputs({body_w});
+  EXPECT_EQ(body.shadowOf(*w), nullptr);
+  Value* input = body.addInput("W", Type::tensor(onnx::TensorProto::FLOAT));
+  EXPECT_EQ(body.shadowOf(*w), input);
+}
+
+// A branch that holds a model's weights and reads thousands of outer values (converters put
+// whole networks inside an If): a scan of the branch's names per read would take minutes here.
+TEST(IrTest, ABranchOfManyWeightsReadsOuterValuesInLinearTime) {
+  auto model = parseModel(kIfCapturingOuterValue);
+  Graph& graph = model->graph();
+  Node* if_node = graph.lastNode();
+  Graph& then_branch = *if_node->attr("then_branch")->graphs().front();
+  constexpr int kReads = 100000;
+  for (int i = 0; i < kReads; ++i) {
+    Value* outer = graph.createNode("Relu", {graph.inputs()[1]}, {absl::StrCat("outer_", i)},
+                                    if_node)->output(0);
+    Value* weight = then_branch.addInitializer(absl::StrCat("weight_", i), floatScalar(1.0f));
+    then_branch.createNode("Add", {outer, weight}, {absl::StrCat("sum_", i)});
+  }
+  EXPECT_TRUE(verify(*model).ok()) << verify(*model);
+}
+
 TEST(IrTest, VerifyRefusesAnOuterValueAShadowHides) {
   auto model = parseModel(kIfCapturingOuterValue);
   Graph& then_branch = *model->graph().lastNode()->attr("then_branch")->graphs().front();
-  onnx::TensorProto one;
-  one.set_data_type(onnx::TensorProto::FLOAT);
-  one.add_float_data(1.0f);
-  then_branch.addInitializer("A", std::make_shared<Tensor>(std::move(one)));
+  then_branch.addInitializer("A", floatScalar(1.0f));
   const absl::Status status = verify(*model);
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("'A' of an enclosing graph would be read as the initializer"),

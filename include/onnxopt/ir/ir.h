@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -127,6 +128,8 @@ class ONNXOPT_API Value {
   void removeUse(uint32_t slot);
   // Graph::keepReadable(*this) for each graph that reads this value from a subgraph.
   void keepReadableWhereRead();
+  // Whether the value is in its graph's index of names that shadow outer ones.
+  bool namesItsScope() const { return is_graph_input_ || initializer_ || sparse_initializer_; }
 
   std::string name_;
   Graph* graph_;
@@ -354,7 +357,7 @@ class ONNXOPT_API Graph {
   // initializer of this graph, or of one between it and `outer`'s graph, named as `outer` (null
   // when none is). Linking a node input or a graph output here to `outer` (Node::setInput,
   // setOutput, or renaming `outer`) renames such a shadow to a fresh name, so that the saved
-  // model reads what the IR does. O(inputs and initializers of the graphs in between).
+  // model reads what the IR does. O(graphs in between).
   Value* shadowOf(const Value& outer) const;
 
   // Every type declaration of this graph, not of its subgraphs: its inputs', its outputs', and
@@ -380,6 +383,12 @@ class ONNXOPT_API Graph {
 
   // Renames every shadowOf(outer) (see there).
   void keepReadable(const Value& outer);
+  // The input, else the initializer, of this graph named `name`; null when none is.
+  Value* inputOrInitializerNamed(absl::string_view name) const;
+  // Keep inputOrInitializerNamed()'s index, once built, in step with an input or initializer
+  // that is added, renamed or removed.
+  void indexScopeName(Value* value);
+  void unindexScopeName(const Value& value);
   void linkBefore(Node* node, Node* before);
   void unlink(Node* node);
   Value* newValue(std::string name);
@@ -404,6 +413,10 @@ class ONNXOPT_API Graph {
   std::vector<ProtoPtr<onnx::ValueInfoProto>> output_infos_;
   mutable std::vector<Value*> initializers_;    // null where removed, compacted lazily
   mutable size_t removed_initializers_ = 0;
+  // inputOrInitializerNamed()'s index, for a graph with many inputs and initializers (a branch
+  // that holds a model's weights and reads thousands of outer values would otherwise scan them
+  // all per read): built on first need, then kept in step; keys view the values' own names.
+  mutable std::unique_ptr<absl::flat_hash_map<absl::string_view, Value*>> scope_names_;
   // value_info entries naming no value of this graph, kept for a lossless round trip.
   std::vector<std::pair<uint64_t, ProtoPtr<onnx::ValueInfoProto>>> orphan_value_infos_;
   uint64_t next_value_info_order_ = 0;
