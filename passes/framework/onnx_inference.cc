@@ -64,4 +64,45 @@ void inferShapesGuarded(onnx::ModelProto& model, const onnx::ShapeInferenceOptio
   onnx::shape_inference::InferShapes(model, registry, options);
 }
 
+namespace {
+
+// `outer` is the number of types known around `graph`; `budget` what may still be copied.
+size_t skipPast(onnx::GraphProto& graph, size_t outer, size_t& budget) {
+  size_t skipped = 0;
+  size_t known = outer + static_cast<size_t>(graph.input_size() + graph.initializer_size());
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    size_t subgraphs = 0;
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      subgraphs += (attribute.has_g() ? 1 : 0) + static_cast<size_t>(attribute.graphs_size());
+    }
+    if (subgraphs > 0 && subgraphs * known > budget) {
+      budget = 0;
+      ++skipped;
+      for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+        if (!attribute.has_g() && attribute.graphs_size() == 0) continue;
+        attribute.set_name(attribute.name() + ".not_inferred");
+        if (attribute.has_g()) attribute.mutable_g()->Clear();
+        for (onnx::GraphProto& subgraph : *attribute.mutable_graphs()) subgraph.Clear();
+      }
+    } else if (subgraphs > 0) {
+      budget -= subgraphs * known;
+      for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+        if (attribute.has_g()) skipped += skipPast(*attribute.mutable_g(), known, budget);
+        for (onnx::GraphProto& subgraph : *attribute.mutable_graphs()) {
+          skipped += skipPast(subgraph, known, budget);
+        }
+      }
+    }
+    known += static_cast<size_t>(node.output_size());
+  }
+  return skipped;
+}
+
+}  // namespace
+
+size_t skipSubgraphInferencePast(onnx::GraphProto& graph, size_t max_copied) {
+  size_t budget = max_copied;
+  return skipPast(graph, 0, budget);
+}
+
 }  // namespace onnxopt::detail

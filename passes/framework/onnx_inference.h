@@ -17,4 +17,13 @@ namespace onnxopt::detail {
 // guarded as above. Throws what libonnx throws.
 void inferShapesGuarded(onnx::ModelProto& model, const onnx::ShapeInferenceOptions& options);
 
+// libonnx 1.12 infers each subgraph with a copy of every type known in its enclosing scopes, so a
+// model of thousands of If or Loop nodes costs their product (8,000 chained Ifs: 5 s). Past
+// `max_copied` entries, the nodes of `graph` (a copy made for inference only) that would make
+// libonnx copy more get their graph attributes renamed and emptied: libonnx reports that as an
+// inference error of the node, ignored in error mode 0, and leaves its outputs untyped. Returns
+// the number of such nodes.
+constexpr size_t kMaxOuterTypesCopied = 4'000'000;
+size_t skipSubgraphInferencePast(onnx::GraphProto& graph, size_t max_copied);
+
 }  // namespace onnxopt::detail

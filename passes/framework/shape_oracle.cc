@@ -1619,6 +1619,7 @@ void ShapeOracle::runOnnxShapeInference() {
   // Inference from the graphs' inputs alone: a wrong value_info or output declaration would
   // otherwise flow into what it infers downstream.
   forgetDeclaredShapes(*inferred.mutable_graph());
+  detail::skipSubgraphInferencePast(*inferred.mutable_graph(), detail::kMaxOuterTypesCopied);
   absl::flat_hash_set<std::string> input_symbols;
   collectInputSymbols(inferred.graph(), &input_symbols);
   try {

@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnxopt/ir/serialization.h"
+#include "passes/framework/onnx_inference.h"
 #include "test_models.h"
 
 namespace onnxopt {
@@ -927,6 +928,59 @@ TEST(ShapeRulesTest, SliceRangeRunsAnOpenEndBackwardsToTheFirstElement) {
     EXPECT_EQ(sliceRange(5, 3, open, 1)->count, 2) << open;
   }
   EXPECT_EQ(sliceRange(5, 3, std::numeric_limits<int32_t>::max() - 1, -1)->count, 0);
+}
+
+// Three chained Ifs, with c and x known around the first, y0 and then y1 too around the next:
+// libonnx would copy 2, 3 and 4 outer types per branch, 4, 6 and 8 in all. A budget of 10 skips
+// the third If, whose output libonnx then leaves untyped (error mode 0 ignores the failed
+// inference), while it still types the outputs of the other two.
+TEST(OnnxInferenceTest, SubgraphsPastTheCopyBudgetAreNotInferred) {
+  onnx::ModelProto model = testing::parseProto(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+ifs (bool c, float[3] x) => (float[3] y2) {
+  y0 = If(c) <then_branch = t0 () => (float[3] a0) { a0 = Neg(x) },
+              else_branch = e0 () => (float[3] b0) { b0 = Abs(x) }>
+  y1 = If(c) <then_branch = t1 () => (float[3] a1) { a1 = Neg(y0) },
+              else_branch = e1 () => (float[3] b1) { b1 = Abs(y0) }>
+  y2 = If(c) <then_branch = t2 () => (float[3] a2) { a2 = Neg(y1) },
+              else_branch = e2 () => (float[3] b2) { b2 = Abs(y1) }>
+}
+)");
+  for (onnx::ValueInfoProto& output : *model.mutable_graph()->mutable_output()) output.clear_type();
+  EXPECT_EQ(detail::skipSubgraphInferencePast(*model.mutable_graph(), 10), 1u);
+  const onnx::NodeProto& skipped = model.graph().node(2);
+  EXPECT_EQ(skipped.attribute(0).name(), "then_branch.not_inferred");
+  EXPECT_EQ(skipped.attribute(0).g().node_size(), 0);
+  EXPECT_EQ(model.graph().node(1).attribute(0).name(), "then_branch");
+  EXPECT_EQ(model.graph().node(1).attribute(0).g().node_size(), 1);
+
+  detail::inferShapesGuarded(model, {/*check_type=*/false, /*error_mode=*/0,
+                                     /*enable_data_propagation=*/false});
+  std::vector<std::string> typed;
+  for (const onnx::ValueInfoProto& info : model.graph().value_info()) {
+    if (info.type().tensor_type().has_shape()) typed.push_back(info.name());
+  }
+  EXPECT_EQ(typed, (std::vector<std::string>{"y0", "y1"}));
+  EXPECT_FALSE(model.graph().output(0).type().tensor_type().has_shape());
+}
+
+// Nested subgraphs count against the same budget, with the types of every scope around them.
+TEST(OnnxInferenceTest, NestedSubgraphsCountTheTypesOfEveryEnclosingScope) {
+  onnx::ModelProto model = testing::parseProto(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+nested (bool c, float[3] x) => (float[3] y) {
+  y = If(c) <then_branch = t () => (float[3] a) {
+                 a = If(c) <then_branch = tt () => (float[3] p) { p = Neg(x) },
+                            else_branch = te () => (float[3] q) { q = Abs(x) }> },
+             else_branch = e () => (float[3] b) { b = Abs(x) }>
+}
+)");
+  // The outer If's two branches copy 2 types each (c, x), and so do the inner If's.
+  onnx::ModelProto enough = model;
+  EXPECT_EQ(detail::skipSubgraphInferencePast(*enough.mutable_graph(), 8), 0u);
+  EXPECT_EQ(detail::skipSubgraphInferencePast(*model.mutable_graph(), 7), 1u);
+  EXPECT_EQ(model.graph().node(0).attribute(0).g().node(0).attribute(0).name(),
+            "then_branch.not_inferred");
 }
 
 }  // namespace
