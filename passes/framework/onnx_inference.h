@@ -22,8 +22,8 @@ void inferShapesGuarded(onnx::ModelProto& model, const onnx::ShapeInferenceOptio
 // `max_copied` entries, the nodes of `graph` (a copy made for inference only) that would make
 // libonnx copy more get their graph attributes renamed and emptied: libonnx reports that as an
 // inference error of the node, ignored in error mode 0, and leaves its outputs untyped. Returns
-// the number of such nodes.
-constexpr size_t kMaxOuterTypesCopied = 4'000'000;
+// the number of such nodes. The oracle's budget: a copied type costs libonnx about 0.4 us.
+constexpr size_t kMaxOuterTypesCopied = 1'000'000;
 size_t skipSubgraphInferencePast(onnx::GraphProto& graph, size_t max_copied);
 
 }  // namespace onnxopt::detail
