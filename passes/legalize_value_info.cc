@@ -23,30 +23,6 @@
 namespace onnxopt {
 namespace {
 
-// `declared` with what contradicts `fact` taken from it; nullopt when nothing does.
-std::optional<ir::Type> corrected(const ir::Type& declared, const ir::Type& fact) {
-  if (!declared.isTensor() || !fact.isTensor()) return std::nullopt;
-  const int32_t elem = declared.elemType();
-  const bool elem_differs = elem != 0 && fact.elemType() != 0 && elem != fact.elemType();
-  const int32_t elem_kept = elem_differs ? fact.elemType() : elem;
-  if (!declared.shape() || !fact.shape()) {
-    if (!elem_differs) return std::nullopt;
-    return ir::Type::tensor(elem_kept, declared.shape());
-  }
-  if (declared.shape()->size() != fact.shape()->size()) return ir::Type::tensor(elem_kept, fact.shape());
-  ir::Shape shape = *declared.shape();
-  bool dim_differs = false;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    const ir::Dim& known = (*fact.shape())[i];
-    if (shape[i].isKnown() && known.isKnown() && shape[i].value() != known.value()) {
-      shape[i] = known;
-      dim_differs = true;
-    }
-  }
-  if (!elem_differs && !dim_differs) return std::nullopt;
-  return ir::Type::tensor(elem_kept, std::move(shape));
-}
-
 class LegalizeValueInfo final : public Pass {
  public:
   LegalizeValueInfo() : Pass("legalize-value-info") {}
@@ -66,7 +42,7 @@ class LegalizeValueInfo final : public Pass {
         for (ir::Value* output : node.outputs()) {
           if (output == nullptr || output->valueInfo() == nullptr || output->isGraphOutput()) continue;
           const ir::Type declared = output->type();
-          std::optional<ir::Type> type = corrected(declared, shapes().inferredTypeOf(*output));
+          std::optional<ir::Type> type = correctedDeclaration(declared, shapes().inferredTypeOf(*output));
           if (!type) continue;
           if (context.debugEnabled()) {
             context.debug(absl::StrCat("'", output->name(), "' (output of ", ir::describe(node),

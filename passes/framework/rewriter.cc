@@ -1,6 +1,7 @@
 #include "onnxopt/rewrite/rewriter.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
@@ -8,6 +9,7 @@
 #include "describe.h"
 #include "onnxopt/rewrite/node_check.h"
 #include "onnxopt/pass/pass.h"
+#include "onnxopt/rewrite/shape_oracle.h"
 #include "worklist.h"
 
 namespace onnxopt {
@@ -228,6 +230,18 @@ void PatternRewriter::pushProducer(const ir::Value* value) {
   if (value != nullptr && value->producer() != nullptr) worklist_.push(value->producer());
 }
 
+void PatternRewriter::correctStaleDeclaration(ir::Value* value) {
+  if (value == nullptr || value->valueInfo() == nullptr || value->producer() == nullptr ||
+      value->isGraphOutput()) {
+    return;
+  }
+  const ir::Type declared = value->type();
+  if (std::optional<ir::Type> type =
+          correctedDeclaration(declared, analyses_.shapes().inferredTypeOf(*value))) {
+    value->setType(*type);
+  }
+}
+
 void PatternRewriter::lostAReader(const ir::Value* value) {
   if (value == nullptr) return;
   pushProducer(value);
@@ -306,6 +320,7 @@ ir::Node* PatternRewriter::createNode(const std::string& op_type,
     names.push_back(model_.valueNames().fresh(hint.empty() ? op_type : hint));
   }
   ir::Node* node = before->graph()->createNode(op_type, inputs, names, before, domain);
+  for (ir::Value* input : inputs) correctStaleDeclaration(input);
   const std::string& name_hint = !node_name_hint.empty() ? node_name_hint
                                  : !before->name().empty() ? before->name()
                                                            : op_type;
@@ -363,6 +378,7 @@ void PatternRewriter::replaceAllUsesWith(const ir::Value& from_value, ir::Value&
   }
   from.replaceAllUsesWith(&to);
   if (swap_names) to.swapName(from);
+  correctStaleDeclaration(&to);
   pushProducer(&from);
   endChange();
 }
@@ -391,6 +407,7 @@ size_t PatternRewriter::replaceUsesWhereAllowed(const ir::Value& from_value, ir:
       ++kept;
     }
   }
+  correctStaleDeclaration(&to);
   pushProducer(&to);
   endChange();
   return kept;
@@ -574,6 +591,7 @@ void PatternRewriter::setInput(const ir::Node& node_ref, size_t index, ir::Value
   } else {
     node.setInput(index, value);
   }
+  correctStaleDeclaration(value);
   lostAReader(old);
   if (old != nullptr && old->isInitializer()) replaced_operands_.push_back(old);
   notifyChanged(node);

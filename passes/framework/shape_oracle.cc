@@ -432,6 +432,29 @@ std::optional<std::vector<int64_t>> ShapeOracle::constantInts(const ir::Value& v
   return std::vector<int64_t>(tensor->int64_data().begin(), tensor->int64_data().end());
 }
 
+std::optional<ir::Type> correctedDeclaration(const ir::Type& declared, const ir::Type& fact) {
+  if (!declared.isTensor() || !fact.isTensor()) return std::nullopt;
+  const int32_t elem = declared.elemType();
+  const bool elem_differs = elem != 0 && fact.elemType() != 0 && elem != fact.elemType();
+  const int32_t elem_kept = elem_differs ? fact.elemType() : elem;
+  if (!declared.shape() || !fact.shape()) {
+    if (!elem_differs) return std::nullopt;
+    return ir::Type::tensor(elem_kept, declared.shape());
+  }
+  if (declared.shape()->size() != fact.shape()->size()) return ir::Type::tensor(elem_kept, fact.shape());
+  ir::Shape shape = *declared.shape();
+  bool dim_differs = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const ir::Dim& known = (*fact.shape())[i];
+    if (shape[i].isKnown() && known.isKnown() && shape[i].value() != known.value()) {
+      shape[i] = known;
+      dim_differs = true;
+    }
+  }
+  if (!elem_differs && !dim_differs) return std::nullopt;
+  return ir::Type::tensor(elem_kept, std::move(shape));
+}
+
 void ShapeOracle::switchToGraph(const ir::Graph& graph) {
   last_graph_ = &graph;
   last_answers_ = &known_by_graph_[&graph];

@@ -215,6 +215,53 @@ m (float[N,2] X) => (float[N,2] Y) <float[2] W = {1.0, 2.0}, float[M,2] a, float
   EXPECT_EQ(w.type().shape(), ir::Shape({ir::Dim::known(2)}));
 }
 
+// Sigmoid(x) -> a new Tanh(x): a pattern that makes a node read an existing value.
+class SigmoidAsTanh final : public RewritePattern {
+ public:
+  SigmoidAsTanh() : RewritePattern("sigmoid-as-tanh", {"Sigmoid"}) {}
+  LogicalResult matchAndRewrite(const ir::Node& sigmoid, PatternRewriter& rewriter) const override {
+    if (failed(rewriter.match(sigmoid))) return failure();
+    rewriter.replaceRootWithNewNode("Tanh", {sigmoid.input(0)});
+    return success();
+  }
+};
+
+// `a` is declared [N, 2] where the graph computes [N, 3]: ONNX Runtime runs that, but a new
+// reader it checks strictly (a MatMul against a [3, K] weight) would make it refuse the model.
+constexpr char kStaleDeclaration[] = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (float[N,3] X) => (float[N,3] Y) <float[N,2] a, float[N,2] b> {
+  a = Neg(X)
+  b = Identity(a)
+  Y = Sigmoid(b)
+}
+)";
+
+TEST(FrameworkSafety, AValueAnIdentityForwardsGetsItsStaleDeclarationCorrected) {
+  auto model = parseModel(kStaleDeclaration);
+  std::vector<bool> allowed;
+  RewritePatternSet patterns;
+  patterns.add<ForwardIdentity>(&allowed);
+  ASSERT_TRUE(runPatterns(*model, patterns).ok());
+  const ir::Value& a = *model->graph().findValue("a");
+  EXPECT_EQ(model->graph().lastNode()->input(0), &a);
+  EXPECT_EQ(a.type().shape(), ir::Shape({ir::Dim::symbolic("N"), ir::Dim::known(3)}));
+}
+
+TEST(FrameworkSafety, AValueANewNodeReadsGetsItsStaleDeclarationCorrected) {
+  auto model = parseModel(kStaleDeclaration);
+  RewritePatternSet patterns;
+  patterns.add<SigmoidAsTanh>();
+  ASSERT_TRUE(runPatterns(*model, patterns).ok());
+  ASSERT_EQ(model->graph().lastNode()->opType(), "Tanh");
+  const ir::Value& b = *model->graph().findValue("b");
+  EXPECT_EQ(b.type().shape(), ir::Shape({ir::Dim::symbolic("N"), ir::Dim::known(3)}));
+  // A value no rewrite made anything read keeps its declaration: correcting is
+  // legalize-value-info's work.
+  const ir::Value& a = *model->graph().findValue("a");
+  EXPECT_EQ(a.type().shape(), ir::Shape({ir::Dim::symbolic("N"), ir::Dim::known(2)}));
+}
+
 // A weight's tensor is its type even where the model declares less of it.
 TEST(FrameworkSafety, AWeightsTypeIsItsTensorsWhateverItsDeclaration) {
   auto model = parseModel(R"(

@@ -203,6 +203,11 @@ class ONNXOPT_API PatternRewriter {
   // returns the outer values they read.
   std::vector<const ir::Value*> forgetSubgraphs(ir::Node& node, absl::string_view attribute_name);
   void pushProducer(const ir::Value* value);
+  // `value` gets a new reader: a declaration (value_info) of it that contradicts what the graph
+  // computes is corrected first, as legalize-value-info would. The old reader may have been an op
+  // ONNX Runtime checks loosely (Einsum) or none; the new one may be strict (MatMul), and a
+  // stale size would make the model fail to load.
+  void correctStaleDeclaration(ir::Value* value);
   // `value` lost a reader: its producer and, when only a few remain, its other readers (and
   // theirs, for deep patterns) are pushed.
   void lostAReader(const ir::Value* value);

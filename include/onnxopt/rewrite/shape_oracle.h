@@ -136,6 +136,13 @@ class ONNXOPT_API ShapeOracle {
   std::vector<ir::Node*> readers_of_forgotten_;  // forget()'s walk and answer
 };
 
+// `declared` (a value_info) with what contradicts `fact` replaced by the fact, as ONNX Runtime's
+// merge counts a contradiction: another element type or rank, or another size for a dim both
+// know; nullopt when nothing does. ONNX Runtime runs a model whose declaration an edit left
+// stale, but checks an op's inputs against what it believes (a MatMul of a stale [N, 2] and a
+// [3, 1] fails to load), and plans buffers from it.
+std::optional<ir::Type> correctedDeclaration(const ir::Type& declared, const ir::Type& fact);
+
 // Numpy-style (multidirectional) broadcast of two shapes, assuming the model is valid at run time:
 // a dim against a known 1 gives the other dim; a known size other than 1 wins against a symbol or
 // an unknown (the other must then be 1 or equal); equal symbols stay; anything else is unknown.
