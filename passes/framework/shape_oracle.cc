@@ -1,6 +1,7 @@
 #include "onnxopt/rewrite/shape_oracle.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -256,6 +257,7 @@ enum class Rule {
   kGlobalPool,  // GlobalAveragePool, GlobalMaxPool, GlobalLpPool
   kQuantize,    // QuantizeLinear: x's shape, the zero point's type (else output_dtype, uint8)
   kDequantize,  // DequantizeLinear: x's shape, the scale's type (else output_dtype)
+  kIf,          // what both branches' outputs share
 };
 
 struct RuleOf {
@@ -301,6 +303,7 @@ const RuleOf* ruleFor(const ir::Node& node) {
     rules->emplace("Flatten", RuleOf{Rule::kFlatten});
     rules->emplace("Expand", RuleOf{Rule::kExpand});
     rules->emplace("Reshape", RuleOf{Rule::kReshape});
+    rules->emplace("If", RuleOf{Rule::kIf});
     const std::pair<const char*, Rule> kShapeOps[] = {
         {"Constant", Rule::kConstant}, {"Shape", Rule::kShape}, {"Size", Rule::kSize},
         {"CastLike", Rule::kCastLike}, {"ConstantOfShape", Rule::kConstantOfShape},
@@ -319,6 +322,60 @@ const RuleOf* ruleFor(const ir::Node& node) {
   if (!node.op().domain().empty()) return nullptr;
   auto it = kRules->find(node.opType());
   return it == kRules->end() ? nullptr : &it->second;
+}
+
+bool isIf(const ir::Node& node) { return node.opType() == "If" && node.op().domain().empty(); }
+
+// An If's then and else branches; null for one that is missing or not a single graph.
+std::array<const ir::Graph*, 2> branchesOf(const ir::Node& node) {
+  std::array<const ir::Graph*, 2> branches{};
+  const char* const kNames[] = {"then_branch", "else_branch"};
+  for (size_t i = 0; i < branches.size(); ++i) {
+    const ir::Attribute* attribute = node.attr(kNames[i]);
+    if (attribute != nullptr && attribute->kind() == onnx::AttributeProto::GRAPH &&
+        attribute->graphs().size() == 1) {
+      branches[i] = attribute->graphs().front().get();
+    }
+  }
+  return branches;
+}
+
+// Calls `fn` on every value an answer about `node`'s outputs is derived from: its inputs, and
+// for an If its branches' outputs (it returns one branch's).
+template <typename Fn>
+void forEachSource(const ir::Node& node, Fn&& fn) {
+  for (const ir::Value* input : node.inputs()) {
+    if (input != nullptr) fn(*input);
+  }
+  if (!isIf(node)) return;
+  for (const ir::Graph* branch : branchesOf(node)) {
+    if (branch == nullptr) continue;
+    for (const ir::Value* output : branch->outputs()) {
+      if (output != nullptr) fn(*output);
+    }
+  }
+}
+
+// The type of an If's output: what its branches' outputs agree on. Their shapes may differ (from
+// opset 11): a dim stays where both have it alike; another rank, or a shape either leaves
+// unknown, leaves none.
+Type mergeBranchTypes(const Type& then_type, const Type& else_type) {
+  if (!then_type.isTensor() || !else_type.isTensor()) {
+    return then_type == else_type ? then_type : Type();
+  }
+  const int32_t then_elem = then_type.elemType(), else_elem = else_type.elemType();
+  if (then_elem != 0 && else_elem != 0 && then_elem != else_elem) return Type();
+  const int32_t elem = then_elem != 0 ? then_elem : else_elem;
+  const std::optional<Shape>& then_shape = then_type.shape();
+  const std::optional<Shape>& else_shape = else_type.shape();
+  if (!then_shape || !else_shape || then_shape->size() != else_shape->size()) {
+    return Type::tensor(elem);
+  }
+  Shape shape = *then_shape;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (!(shape[i] == (*else_shape)[i])) shape[i] = Dim::unknown();
+  }
+  return Type::tensor(elem, std::move(shape));
 }
 
 }  // namespace
@@ -483,7 +540,8 @@ absl::Span<ir::Node* const> ShapeOracle::forget(const ir::Node& node) {
     for (const ir::Value* output : changed.outputs()) {
       if (output == nullptr || (!dropAnswers(*output) && !always)) continue;
       for (const ir::Use& use : output->uses()) {
-        if (use.user() != nullptr) readers_of_forgotten_.push_back(use.user());
+        ir::Node* reader = use.isGraphOutput() ? use.graphOutputOf()->parentNode() : use.user();
+        if (reader != nullptr) readers_of_forgotten_.push_back(reader);
       }
     }
   };
@@ -550,12 +608,12 @@ const Type& ShapeOracle::resolve(const ir::Value& value) {
     }
     bool ready = true;
     if (const ir::Node* producer = current->producer()) {
-      for (const ir::Value* input : producer->inputs()) {
-        if (input && known(*input) == nullptr) {
-          pending.push_back(input);
+      forEachSource(*producer, [&](const ir::Value& source) {
+        if (known(source) == nullptr) {
+          pending.push_back(&source);
           ready = false;
         }
-      }
+      });
     }
     if (!ready) continue;
     pending.pop_back();
@@ -665,9 +723,10 @@ Type ShapeOracle::infer(const ir::Value& value) {
     auto inferred = onnx_inferred_.find(&value);
     if (inferred != onnx_inferred_.end()) derived = refine(std::move(derived), inferred->second);
   }
-  const bool from_facts = std::none_of(
-      producer->inputs().begin(), producer->inputs().end(),
-      [&](const ir::Value* input) { return input != nullptr && claimed_.contains(input); });
+  bool from_facts = true;
+  forEachSource(*producer, [&](const ir::Value& source) {
+    if (claimed_.contains(&source)) from_facts = false;
+  });
   if (!from_facts) {
     // Derived from a declaration somewhere upstream, it is no better than this one: the
     // declaration stands and the derivation fills in what it leaves unknown.
@@ -1341,12 +1400,12 @@ const ShapeOracle::Inferred& ShapeOracle::resolveInferred(const ir::Value& value
     }
     bool ready = true;
     if (const ir::Node* producer = current->producer()) {
-      for (const ir::Value* input : producer->inputs()) {
-        if (input && !inferred_.contains(input)) {
-          pending.push_back(input);
+      forEachSource(*producer, [&](const ir::Value& source) {
+        if (!inferred_.contains(&source)) {
+          pending.push_back(&source);
           ready = false;
         }
-      }
+      });
     }
     if (!ready) continue;
     pending.pop_back();
@@ -1371,6 +1430,9 @@ ShapeOracle::Inferred ShapeOracle::inferFromInputs(const ir::Value& value) {
     }
     return {Type::tensor(value.type().elemType()), false};
   }
+  if (isIf(*producer)) {
+    return {applyLocalRule(*producer, value.producerOutputIndex(), /*inferred_only=*/true), false};
+  }
   if (!producer->op().domain().empty() || hasSubgraphs(*producer)) return {Type(), false};
   bool trusted = libonnxKnows(*producer, *this);
   for (const ir::Value* input : producer->inputs()) {
@@ -1393,7 +1455,8 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
     return inferred_only ? inferredTypeOf(*input) : typeOf(*input);
   };
   const RuleOf* rule = ruleFor(node);
-  if (rule == nullptr || (output_index != 0 && rule->rule != Rule::kSplit)) {
+  if (rule == nullptr ||
+      (output_index != 0 && rule->rule != Rule::kSplit && rule->rule != Rule::kIf)) {
     const int32_t elem = elemTypeFromSchema(
         node, output_index, [&](size_t i) { return input_type(i).elemType(); });
     return elem != 0 ? Type::tensor(elem) : Type();
@@ -1402,6 +1465,21 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
   switch (rule->rule) {
     case Rule::kConstant:
       return constantRule(node);
+    case Rule::kIf: {
+      const auto [then_branch, else_branch] = branchesOf(node);
+      if (then_branch == nullptr || else_branch == nullptr) return Type();
+      const ir::Value* then_output = then_branch->outputs().size() > output_index
+                                         ? then_branch->outputs()[output_index]
+                                         : nullptr;
+      const ir::Value* else_output = else_branch->outputs().size() > output_index
+                                         ? else_branch->outputs()[output_index]
+                                         : nullptr;
+      if (then_output == nullptr || else_output == nullptr) return Type();
+      auto branch_type = [&](const ir::Value& output) -> const Type& {
+        return inferred_only ? inferredTypeOf(output) : typeOf(output);
+      };
+      return mergeBranchTypes(branch_type(*then_output), branch_type(*else_output));
+    }
     case Rule::kShape:
       return shapeRule(node, opset, input_type(0));
     case Rule::kSize:

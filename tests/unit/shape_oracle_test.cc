@@ -705,6 +705,84 @@ g (float[N,3,4] X, int64[2] dynamic) => (float[N,3,7] P, float[N,6,8] R, float[N
   EXPECT_EQ(inferredShape(*model, "Q"), shape({s("N"), k(3), Dim::unknown()}));
 }
 
+
+// If-21 is unknown to libonnx 1.12: the If's outputs are what its branches' outputs agree on.
+TEST(ShapeRulesTest, AnIfHasWhatItsBranchesAgreeOn) {
+  auto model = parseModel(R"(
+<ir_version: 10, opset_import: ["" : 21]>
+g (float[N,4] X, float[N,8] W, bool C) => (float[?,?] Same, float[?,?] Differ, float[?,?,?] Rank)
+<int64[1] zero = {0}> {
+  Same, Differ, Rank = If(C) <
+    then_branch = t () => (float[N,4] a, float[N,8] a2, float[1,N,4] a3) {
+      a = Relu(X)
+      a2 = Relu(W)
+      a3 = Unsqueeze(X, zero)
+    },
+    else_branch = e () => (float[N,4] b, float[N,4] b2, float[N,4] b3) {
+      b = Neg(X)
+      b2 = Neg(X)
+      b3 = Relu(X)
+    }>
+}
+)");
+  ASSERT_NE(model, nullptr);
+  const ir::Graph& graph = model->graph();
+  ShapeOracle oracle(*model);
+  const ir::Value& same = *graph.findValue("Same");
+  const ir::Value& differ = *graph.findValue("Differ");
+  const ir::Type n_by_4 = ir::Type::tensor(onnx::TensorProto::FLOAT, shape({s("N"), k(4)}));
+  EXPECT_EQ(oracle.typeOf(same), n_by_4);
+  EXPECT_EQ(oracle.inferredTypeOf(same), n_by_4);
+  EXPECT_EQ(oracle.typeOf(differ).shape(), shape({s("N"), Dim::unknown()}));
+  EXPECT_EQ(oracle.inferredTypeOf(differ).shape(), shape({s("N"), Dim::unknown()}));
+  EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("Rank")),
+            ir::Type::tensor(onnx::TensorProto::FLOAT))
+      << "ranks 3 and 2: no shape";
+}
+
+// A change in a branch may let the oracle know more about the If: forget() reaches it.
+TEST(ShapeOracleTest, ForgetReachesTheIfWhoseBranchChanged) {
+  auto model = parseModel(R"(
+<ir_version: 10, opset_import: ["" : 21]>
+g (float[2,3] X, int64[2] dynamic, bool C) => (float[?,?] Z) <int64[2] target = {3, 2}> {
+  Z = If(C) <then_branch = t () => (float[?,?] a) { a = Reshape(X, dynamic) },
+             else_branch = e () => (float[3,2] b) { b = Reshape(X, target) }>
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ir::Graph& graph = model->graph();
+  const ir::Value& z = *graph.findValue("Z");
+  ShapeOracle oracle(*model);
+  EXPECT_EQ(oracle.typeOf(z).shape(), shape({Dim::unknown(), Dim::unknown()}));
+  EXPECT_EQ(oracle.inferredTypeOf(z).shape(), shape({Dim::unknown(), Dim::unknown()}));
+  ir::Node& reshape = *graph.firstNode()->attr("then_branch")->graphs().front()->firstNode();
+  reshape.setInput(1, graph.findValue("target"));
+  oracle.forget(reshape);
+  EXPECT_EQ(oracle.typeOf(z).shape(), shape({k(3), k(2)}));
+  EXPECT_EQ(oracle.inferredTypeOf(z).shape(), shape({k(3), k(2)}));
+}
+
+// Each If's type needs its branches' outputs, which read the If before it: resolved without
+// recursion, as a chain of plain nodes is.
+TEST(ShapeOracleTest, LongChainsOfIfsNeedNoRecursion) {
+  constexpr int kIfs = 20000;
+  std::string nodes;
+  for (int i = 1; i <= kIfs; ++i) {
+    absl::StrAppend(&nodes, "  v", i, " = If(C) <then_branch = t", i, " () => (float[N,4] a", i,
+                    ") { a", i, " = Relu(v", i - 1, ") }, else_branch = e", i,
+                    " () => (float[N,4] b", i, ") { b", i, " = Neg(v", i - 1, ") }>\n");
+  }
+  auto model = parseModel(absl::StrCat(R"(
+<ir_version: 10, opset_import: ["" : 21]>
+g (float[N,4] v0, bool C) => (float[?,?] v)", kIfs, R"() {
+)", nodes, "}\n"));
+  ASSERT_NE(model, nullptr);
+  const ir::Value& last = *model->graph().findValue(absl::StrCat("v", kIfs));
+  ShapeOracle oracle(*model);
+  EXPECT_EQ(oracle.typeOf(last).shape(), shape({s("N"), k(4)}));
+  EXPECT_EQ(oracle.inferredTypeOf(last).shape(), shape({s("N"), k(4)}));
+}
+
 // At opset 18 libonnx 1.12 knows no schema, so these answers are the local rules' alone.
 TEST(ShapeRulesTest, OpsWhoseFirstOutputHasTheFirstInputsShape) {
   auto model = parseModel(R"(
