@@ -228,7 +228,7 @@ motif (float[N,8] X) => (float[N,8] Y) {
 motif (float[N,8] X) => (float[N,8] Y) {
   r = Relu(X)
   s = Shape(r)
-  Y = Reshape(r, s)
+  Y = Reshape(X, s)
 })"},
       {"fuse-add-bias-into-gemm", R"(<ir_version: 8, opset_import: ["" : 13]>
 motif (float[N,8] X, float[8,8] W) => (float[N,8] Y) <float[8] b = {1, 2, 3, 4, 5, 6, 7, 8}> {

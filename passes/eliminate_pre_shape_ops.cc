@@ -1,6 +1,6 @@
 // eliminate-pre-shape-ops: Shape(f(X)) and Size(f(X)) read X when f's output has its input's
 // shape by f's definition (Cast, the unary elementwise operators, Softmax, the normalizations:
-// keepsInputShape), so that f goes when nothing else reads it. ONNX Runtime's
+// keepsInputShape) and only Shape and Size nodes read it, so that f goes. ONNX Runtime's
 // PreShapeNodeElimination does it for Cast. Shape's start and end (opset 15) slice the same dims
 // either way. See docs/passes/eliminate-pre-shape-ops.md.
 
@@ -14,6 +14,46 @@
 namespace onnxopt {
 namespace {
 
+bool isShapeOrSize(const ir::Node* node) {
+  return node != nullptr && node->op().domain().empty() &&
+         (node->opType() == "Shape" || node->opType() == "Size");
+}
+
+// Whether only Shape and Size nodes, and `passed` (a node below that goes), read `node`'s
+// outputs: it goes once those read what it reads.
+bool onlyShapesRead(const ir::Node& node, const ir::Node* passed) {
+  for (const ir::Value* output : node.outputs()) {
+    if (output == nullptr) continue;
+    for (const ir::Use& use : output->uses()) {
+      if (use.isGraphOutput() || (use.user() != passed && !isShapeOrSize(use.user()))) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// The value a Shape or Size of `operand` reads instead: up through the producers that keep their
+// input's shape and that only Shape and Size nodes (and the producer below) read, so that every
+// node passed goes. The walk stops at a node something else reads: going past it would take none
+// of those nodes away and would give the value above one more reader, and a fusion that wants
+// that value to itself (BatchNormalization into the Conv before it) would then decline. Null past
+// kMaxShapeKeepingChain such producers.
+ir::Value* dyingChainTop(ir::Value& operand) {
+  ir::Value* top = &operand;
+  const ir::Node* passed = nullptr;
+  for (int steps = 0;; ++steps) {
+    const ir::Node* producer = top->producer();
+    if (producer == nullptr || top->producerOutputIndex() != 0 || producer->input(0) == nullptr ||
+        !keepsInputShape(*producer) || !onlyShapesRead(*producer, passed)) {
+      return top;
+    }
+    if (steps == kMaxShapeKeepingChain) return nullptr;
+    passed = producer;
+    top = producer->input(0);
+  }
+}
+
 class ReadShapeOfInput final : public RewritePattern {
  public:
   explicit ReadShapeOfInput(const std::string& op_type)
@@ -23,7 +63,7 @@ class ReadShapeOfInput final : public RewritePattern {
     ir::Value* operand = node.input(0);
     if (operand == nullptr) return failure();
     // The top of a chain (Shape(Relu(Cast(X))) reads X), in one rewrite.
-    ir::Value* source = shapeSourceOf(*operand);
+    ir::Value* source = dyingChainTop(*operand);
     if (source == operand) return failure();
     if (source == nullptr) {
       return rewriter.notifyMatchFailure(node, [] {
