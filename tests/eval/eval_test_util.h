@@ -18,36 +18,19 @@
 #include "onnxopt/ir/serialization.h"
 #include "onnxopt/rewrite/tensor_util.h"
 
+#include "kernel_cases.h"
+
 namespace onnxopt::testing {
 
 // A tensor of `elem_type` holding `values` converted to it (bits of float16/bfloat16 rounded
 // from the value). Strings use makeStrings.
 inline onnx::TensorProto makeTensor(int32_t elem_type, std::vector<int64_t> dims,
                                     const std::vector<double>& values) {
-  using onnx::TensorProto;
-  std::string raw;
-  auto append = [&raw](auto value) {
-    raw.append(reinterpret_cast<const char*>(&value), sizeof(value));
-  };
-  for (const double v : values) {
-    switch (elem_type) {
-      case TensorProto::FLOAT: append(static_cast<float>(v)); break;
-      case TensorProto::DOUBLE: append(v); break;
-      case TensorProto::FLOAT16: append(floatToHalf(static_cast<float>(v))); break;
-      case TensorProto::BFLOAT16: append(floatToBfloat16(static_cast<float>(v))); break;
-      case TensorProto::INT8: append(static_cast<int8_t>(v)); break;
-      case TensorProto::INT16: append(static_cast<int16_t>(v)); break;
-      case TensorProto::INT32: append(static_cast<int32_t>(v)); break;
-      case TensorProto::INT64: append(static_cast<int64_t>(v)); break;
-      case TensorProto::UINT8: append(static_cast<uint8_t>(v)); break;
-      case TensorProto::UINT16: append(static_cast<uint16_t>(v)); break;
-      case TensorProto::UINT32: append(static_cast<uint32_t>(v)); break;
-      case TensorProto::UINT64: append(static_cast<uint64_t>(v)); break;
-      case TensorProto::BOOL: append(static_cast<uint8_t>(v != 0)); break;
-      default: ADD_FAILURE() << "makeTensor: element type " << elem_type;
-    }
+  onnx::TensorProto tensor = kernel_cases::valuesTensor(elem_type, dims, values);
+  if (!values.empty() && tensor.raw_data().empty()) {
+    ADD_FAILURE() << "makeTensor: element type " << elem_type;
   }
-  return onnxopt::makeTensor(elem_type, dims, std::move(raw));
+  return tensor;
 }
 
 // An int64 tensor given exactly (values beyond 2^53 do not go through double).
