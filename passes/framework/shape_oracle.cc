@@ -258,6 +258,8 @@ enum class Rule {
   kQuantize,    // QuantizeLinear: x's shape, the zero point's type (else output_dtype, uint8)
   kDequantize,  // DequantizeLinear: x's shape, the scale's type (else output_dtype)
   kIf,          // what both branches' outputs share
+  kRange,
+  kTopK,
 };
 
 struct RuleOf {
@@ -304,6 +306,8 @@ const RuleOf* ruleFor(const ir::Node& node) {
     rules->emplace("Expand", RuleOf{Rule::kExpand});
     rules->emplace("Reshape", RuleOf{Rule::kReshape});
     rules->emplace("If", RuleOf{Rule::kIf});
+    rules->emplace("Range", RuleOf{Rule::kRange, 11});
+    rules->emplace("TopK", RuleOf{Rule::kTopK});
     const std::pair<const char*, Rule> kShapeOps[] = {
         {"Constant", Rule::kConstant}, {"Shape", Rule::kShape}, {"Size", Rule::kSize},
         {"CastLike", Rule::kCastLike}, {"ConstantOfShape", Rule::kConstantOfShape},
@@ -997,9 +1001,10 @@ Type splitRule(const ir::Node& node, size_t output_index, int64_t opset, const T
 
 // The spatial dims a Conv or pool over `input` ([N, C, D...]) with `kernel` gives, as ONNX
 // Runtime computes them: floor((D + pads - dilation * (k - 1) - 1) / stride) + 1, with no pads
-// for VALID and, for SAME_UPPER and SAME_LOWER, those that make it ceil(D / stride). nullopt
-// (libonnx's inference then answers, or nothing) unless every D is known and the attributes are
-// well formed. A pool with ceil_mode gets a dim only where rounding up and down agree: where they
+// for VALID and, for SAME_UPPER and SAME_LOWER, those that make it ceil(D / stride). Where D is
+// not known, the dim is D with stride 1 and pads that make up for the window, else unknown.
+// nullopt (libonnx's inference then answers, or nothing) unless the attributes are well formed.
+// A pool with ceil_mode gets a dim only where rounding up and down agree: where they
 // do not, ONNX 1.12 counts a last window that starts past the input and its start padding, and
 // ONNX Runtime versions differ on dropping it; that dim stays unknown. Left out: SAME with
 // ceil_mode, and SAME with dilations, which ONNX Runtime refuses for Conv and computes otherwise
@@ -1027,13 +1032,24 @@ std::optional<Shape> slidingWindowDims(const ir::Node& node, const Shape& input,
   for (size_t i = 0; i < spatial; ++i) {
     const Dim& dim = input[i + 2];
     const int64_t stride = (*strides)[i], dilation = (*dilations)[i];
-    if (!dim.isKnown() || dim.value() < 0 || stride < 1 || dilation < 1 || kernel[i] < 1 ||
+    if ((dim.isKnown() && dim.value() < 0) || stride < 1 || dilation < 1 || kernel[i] < 1 ||
         (same && dilation != 1)) {
       return std::nullopt;
     }
     const std::optional<int64_t> dilated = checkedProduct(dilation, kernel[i] - 1);
     if (!dilated || *dilated == std::numeric_limits<int64_t>::max()) return std::nullopt;
     const int64_t window = *dilated + 1;
+    if (!dim.isKnown()) {
+      // With stride 1, a window its pads make up for keeps the size, known or not (3x3, pads 1).
+      const int64_t begin = auto_pad == "NOTSET" ? (*pads)[i] : 0;
+      const int64_t end = auto_pad == "NOTSET" ? (*pads)[i + spatial] : 0;
+      int64_t padding;
+      const bool keeps_size = stride == 1 && begin >= 0 && end >= 0 &&
+                              (same || (!__builtin_add_overflow(begin, end, &padding) &&
+                                        padding == window - 1));
+      out.push_back(keeps_size ? dim : Dim::unknown());
+      continue;
+    }
     int64_t size;
     if (same) {
       size = dim.value() / stride + (dim.value() % stride != 0 ? 1 : 0);
@@ -1312,6 +1328,57 @@ Type sliceRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOrac
   return Type::tensor(elem, std::move(out));
 }
 
+// Range of integer constants: max(ceil((limit - start) / delta), 0) elements; of anything else,
+// a 1-D tensor of unknown length.
+Type rangeRule(const ir::Node& node, const Type& start_type, ShapeOracle& shapes) {
+  const int32_t elem = start_type.elemType();
+  const Type unknown_length = Type::tensor(elem, Shape{Dim::unknown()});
+  int64_t operands[3];
+  for (size_t i = 0; i < 3; ++i) {
+    const ir::Value* input = node.input(i);
+    std::optional<std::vector<int64_t>> value = input ? shapes.constantInts(*input) : std::nullopt;
+    if (!value || value->size() != 1) return unknown_length;
+    operands[i] = value->front();
+  }
+  const auto [start, limit, delta] = operands;
+  int64_t distance;
+  if (delta == 0 || __builtin_sub_overflow(limit, start, &distance)) return unknown_length;
+  if (distance == 0 || (distance > 0) != (delta > 0)) {
+    return Type::tensor(elem, Shape{Dim::known(0)});
+  }
+  // Both of one sign: ceil of their quotient, without overflow.
+  const uint64_t magnitude = distance > 0 ? static_cast<uint64_t>(distance)
+                                          : static_cast<uint64_t>(-(distance + 1)) + 1;
+  const uint64_t step = delta > 0 ? static_cast<uint64_t>(delta)
+                                  : static_cast<uint64_t>(-(delta + 1)) + 1;
+  const uint64_t count = magnitude / step + (magnitude % step != 0 ? 1 : 0);
+  if (count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return unknown_length;
+  return Type::tensor(elem, Shape{Dim::known(static_cast<int64_t>(count))});
+}
+
+// TopK: the input's shape with K along `axis` (K an input from opset 10, the `k` attribute
+// before); output 1 holds int64 indices.
+Type topKRule(const ir::Node& node, size_t output_index, int64_t opset, const Type& input,
+              ShapeOracle& shapes) {
+  const int32_t elem = output_index == 0 ? input.elemType() : int32_t{onnx::TensorProto::INT64};
+  if (output_index > 1) return Type();
+  if (!input.shape()) return Type::tensor(elem);
+  Shape out = *input.shape();
+  const std::optional<int64_t> axis =
+      normalizeAxis(node.intAttr("axis", -1), static_cast<int64_t>(out.size()));
+  if (!axis) return Type();
+  std::optional<int64_t> k;
+  if (opset < 10) {
+    const ir::Attribute* attribute = node.attr("k");
+    if (attribute != nullptr && attribute->kind() == onnx::AttributeProto::INT) k = attribute->i();
+  } else if (node.input(1) != nullptr) {
+    const std::optional<std::vector<int64_t>> value = shapes.constantInts(*node.input(1));
+    if (value && value->size() == 1) k = value->front();
+  }
+  out[*axis] = k && *k >= 0 ? Dim::known(*k) : Dim::unknown();
+  return Type::tensor(elem, std::move(out));
+}
+
 Type tileRule(const ir::Node& node, const Type& input, ShapeOracle& shapes) {
   const int32_t elem = input.elemType();
   if (!input.shape()) return Type::tensor(elem);
@@ -1456,7 +1523,8 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
   };
   const RuleOf* rule = ruleFor(node);
   if (rule == nullptr ||
-      (output_index != 0 && rule->rule != Rule::kSplit && rule->rule != Rule::kIf)) {
+      (output_index != 0 && rule->rule != Rule::kSplit && rule->rule != Rule::kIf &&
+       rule->rule != Rule::kTopK)) {
     const int32_t elem = elemTypeFromSchema(
         node, output_index, [&](size_t i) { return input_type(i).elemType(); });
     return elem != 0 ? Type::tensor(elem) : Type();
@@ -1510,6 +1578,10 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
       return sliceRule(node, opset, input_type(0), *this);
     case Rule::kTile:
       return tileRule(node, input_type(0), *this);
+    case Rule::kRange:
+      return opset < rule->since ? Type() : rangeRule(node, input_type(0), *this);
+    case Rule::kTopK:
+      return topKRule(node, output_index, opset, input_type(0), *this);
     case Rule::kNonZero: {
       const std::optional<int64_t> rank = input_type(0).rank();
       return Type::tensor(onnx::TensorProto::INT64,
@@ -1644,6 +1716,21 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
       const Type& input = input_type(0);
       std::optional<std::vector<int64_t>> target =
           node.input(1) ? constantInts(*node.input(1)) : std::nullopt;
+      if (input.shape() && !target) {
+        // Each dim is the target's, unknown here, but for a known size other than 1 in the input.
+        Type type = ofShapeOperandLength(input.elemType(), input_type(1));
+        if (!type.shape()) return type;
+        Shape shape = *type.shape();
+        const Shape& in = *input.shape();
+        if (in.size() > shape.size()) {
+          shape.insert(shape.begin(), in.size() - shape.size(), Dim::unknown());
+        }
+        for (size_t i = 0; i < in.size(); ++i) {
+          const Dim& dim = in[in.size() - 1 - i];
+          if (dim.isKnown() && dim.value() != 1) shape[shape.size() - 1 - i] = dim;
+        }
+        return Type::tensor(input.elemType(), std::move(shape));
+      }
       if (!input.shape() || !target) return Type::tensor(input.elemType());
       Shape target_shape;
       target_shape.reserve(target->size());

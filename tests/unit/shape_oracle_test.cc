@@ -376,6 +376,33 @@ g (float[1,2,7] X, float[3,2,3] W, float[3,2,9223372036854775807] B) => (Z) {
 // A pool with ceil_mode knows a size only where rounding up and down agree: elsewhere ONNX 1.12
 // counts a last window that starts past the input and its padding, and ONNX Runtime versions
 // differ on keeping it. The rank, N and C stay known.
+// A spatial dim the input leaves unknown stays unknown, and the rest of the shape is known; with
+// stride 1 and pads that make up for the window it is the input's dim, symbol and all.
+TEST(ShapeOracleTest, ConvAndPoolRulesKeepTheRankOfUnknownSpatialDims) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,3,H,W] X, float[8,3,3,3] W3, float[8,3,1,1] W1) => (float[?,?,?,?] Y) {
+  same_size = Conv<pads = [1, 1, 1, 1]>(X, W3)
+  strided = Conv<pads = [1, 1, 1, 1], strides = [2, 2]>(X, W3)
+  pointwise = Conv(X, W1)
+  same_upper = Conv<auto_pad = "SAME_UPPER">(X, W3)
+  valid = Conv<auto_pad = "VALID">(X, W3)
+  pooled = MaxPool<kernel_shape = [2, 2], strides = [2, 2]>(X)
+  Y = Relu(pooled)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ShapeOracle oracle(*model);
+  auto shape_of = [&](const char* name) { return oracle.typeOf(*model->graph().findValue(name)).shape(); };
+  const Dim unknown = Dim::unknown();
+  EXPECT_EQ(shape_of("same_size"), shape({s("N"), k(8), s("H"), s("W")}));
+  EXPECT_EQ(shape_of("strided"), shape({s("N"), k(8), unknown, unknown}));
+  EXPECT_EQ(shape_of("pointwise"), shape({s("N"), k(8), s("H"), s("W")}));
+  EXPECT_EQ(shape_of("same_upper"), shape({s("N"), k(8), s("H"), s("W")}));
+  EXPECT_EQ(shape_of("valid"), shape({s("N"), k(8), unknown, unknown}));
+  EXPECT_EQ(shape_of("pooled"), shape({s("N"), k(3), unknown, unknown}));
+}
+
 TEST(ShapeOracleTest, PoolsWithCeilModeKnowOnlyTheSizesBothRoundingsGive) {
   const std::pair<const char*, const char*> kCases[] = {
       {"MaxPool<kernel_shape = [2, 2], strides = [2, 2], ceil_mode = 1>(X)", "[1,2,4,?]"},
@@ -781,6 +808,58 @@ g (float[N,4] v0, bool C) => (float[?,?] v)", kIfs, R"() {
   ShapeOracle oracle(*model);
   EXPECT_EQ(oracle.typeOf(last).shape(), shape({s("N"), k(4)}));
   EXPECT_EQ(oracle.inferredTypeOf(last).shape(), shape({s("N"), k(4)}));
+}
+
+// Range of int64 constants has its length; TopK has K along its axis and int64 indices; an
+// Expand to an unknown target of known length has that rank, and the input's sizes other than 1.
+// At opset 21 libonnx 1.12 knows no Identity: it has nothing to say downstream of one.
+TEST(ShapeRulesTest, RangeTopKAndExpandToAnUnknownTarget) {
+  auto model = parseModel(R"(
+<ir_version: 10, opset_import: ["" : 21]>
+g (float[N,4,1] X, int64 limit, int64[3] target) => (int64[?] Y)
+<int64 zero = {0}, int64 ten = {10}, int64 three = {3}, int64 minus_three = {-3}, int64 one = {1},
+ int64 big = {9223372036854775807}, int64 small = {-9223372036854775808}, int64[1] two = {2}> {
+  up = Range(zero, ten, three)
+  down = Range(ten, zero, minus_three)
+  empty = Range(ten, zero, one)
+  x = Identity(X)
+  dynamic_limit = Identity(limit)
+  dynamic = Range(zero, dynamic_limit, one)
+  overflowing = Range(small, big, one)
+  values, indices = TopK<axis = 1>(x, two)
+  expanded = Expand(x, target)
+  Y = Identity(up)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ShapeOracle oracle(*model);
+  auto type_of = [&](const char* name) { return oracle.typeOf(*model->graph().findValue(name)); };
+  using onnx::TensorProto;
+  EXPECT_EQ(type_of("up"), ir::Type::tensor(TensorProto::INT64, shape({k(4)})));
+  EXPECT_EQ(type_of("down").shape(), shape({k(4)}));
+  EXPECT_EQ(type_of("empty").shape(), shape({k(0)}));
+  EXPECT_EQ(type_of("dynamic").shape(), shape({Dim::unknown()}));
+  EXPECT_EQ(type_of("overflowing").shape(), shape({Dim::unknown()})) << "2^64 - 1 elements";
+  EXPECT_EQ(type_of("values"), ir::Type::tensor(TensorProto::FLOAT, shape({s("N"), k(2), k(1)})));
+  EXPECT_EQ(type_of("indices"), ir::Type::tensor(TensorProto::INT64, shape({s("N"), k(2), k(1)})));
+  EXPECT_EQ(type_of("expanded").shape(), shape({Dim::unknown(), k(4), Dim::unknown()}));
+}
+
+// TopK-1 takes K as an attribute.
+TEST(ShapeRulesTest, TopKBeforeOpset10ReadsItsAttribute) {
+  auto model = parseModel(R"(
+<ir_version: 3, opset_import: ["" : 9]>
+g (float[N,5] X) => (float[?,?] Y, int64[?,?] I) {
+  values, indices = TopK<k = 3>(X)
+  Y = Neg(values)
+  I = Neg(indices)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ShapeOracle oracle(*model);
+  const ir::Node& top_k = *model->graph().firstNode();
+  EXPECT_EQ(oracle.typeOf(*top_k.output(0)).shape(), shape({s("N"), k(3)}));
+  EXPECT_EQ(oracle.typeOf(*top_k.output(1)).elemType(), onnx::TensorProto::INT64);
 }
 
 // At opset 18 libonnx 1.12 knows no schema, so these answers are the local rules' alone.
