@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "onnx/defs/schema.h"
 #include "onnxopt/ir/describe.h"
 #include "onnxopt/ir/op_name.h"
 #include "onnxopt/ir/tensor.h"
@@ -113,7 +114,10 @@ absl::Status checkElemType(const KernelContext& ctx, absl::string_view param, in
                            TypesAfterLibonnx after_libonnx) {
   const ir::Node& node = ctx.node();
   bool allowed = false;
-  if (schemaOf(node) != nullptr) {
+  // A version that only widened the types (opset 22) is read by the schema before it, whose
+  // types are not all it takes.
+  const onnx::OpSchema* schema = schemaOf(node);
+  if (schema != nullptr && schema->SinceVersion() == ctx.sinceVersion()) {
     allowed = elemTypeAllowed(node, param, elem_type);
   } else if (after_libonnx == kEveryTypeAfterLibonnx) {
     allowed = true;

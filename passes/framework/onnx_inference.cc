@@ -11,18 +11,9 @@
 namespace onnxopt::detail {
 namespace {
 
-// The input whose length libonnx takes as the output's rank, or -1.
-int shapeInputOf(const std::string& op_type, const std::string& domain) {
-  if (!domain.empty() && domain != "ai.onnx") return -1;
-  if (op_type == "Expand" || op_type == "Reshape") return 1;
-  if (op_type == "ConstantOfShape") return 0;
-  if (op_type == "Resize") return 3;
-  return -1;
-}
-
-bool hasAbsurdLength(onnx::InferenceContext& context, int input) {
-  if (static_cast<size_t>(input) >= context.getNumInputs()) return false;
-  const onnx::TypeProto* type = context.getInputType(static_cast<size_t>(input));
+bool hasAbsurdLength(onnx::InferenceContext& context, size_t input) {
+  if (input >= context.getNumInputs()) return false;
+  const onnx::TypeProto* type = context.getInputType(input);
   if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return false;
   for (const auto& dim : type->tensor_type().shape().dim()) {
     if (dim.has_dim_value() && dim.dim_value() > kMaxRankFromShapeLength) return true;
@@ -30,23 +21,55 @@ bool hasAbsurdLength(onnx::InferenceContext& context, int input) {
   return false;
 }
 
+// libonnx divides each spatial size by its stride.
+bool hasStrideBelowOne(onnx::InferenceContext& context) {
+  const onnx::AttributeProto* strides = context.getAttribute("strides");
+  if (strides == nullptr) return false;
+  for (const int64_t stride : strides->ints()) {
+    if (stride < 1) return true;
+  }
+  return false;
+}
+
+using Hazard = bool (*)(onnx::InferenceContext&);
+
+// What makes libonnx's inference of the op take the process down rather than fail; null for an
+// op without such a hazard.
+Hazard hazardOf(const std::string& op_type, const std::string& domain) {
+  if (!domain.empty() && domain != "ai.onnx") return nullptr;
+  if (op_type == "Expand" || op_type == "Reshape") {
+    return [](onnx::InferenceContext& context) { return hasAbsurdLength(context, 1); };
+  }
+  if (op_type == "ConstantOfShape") {
+    return [](onnx::InferenceContext& context) { return hasAbsurdLength(context, 0); };
+  }
+  if (op_type == "Resize") {
+    return [](onnx::InferenceContext& context) { return hasAbsurdLength(context, 3); };
+  }
+  for (const char* pooling : {"Conv", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool",
+                              "LpPool"}) {
+    if (op_type == pooling) return hasStrideBelowOne;
+  }
+  return nullptr;
+}
+
 // libonnx's registry, with the schemas of the ops above wrapped so that their inference first
-// checks the shape input's length. Wrapped copies are made once per schema and live as long as
-// the process, like the registry's own.
+// checks for the hazard. Wrapped copies are made once per schema and live as long as the
+// process, like the registry's own.
 class GuardedRegistry final : public onnx::ISchemaRegistry {
  public:
   const onnx::OpSchema* GetSchema(const std::string& key, const int max_inclusive_version,
                                   const std::string& domain) const override {
     const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(key, max_inclusive_version, domain);
-    const int shape_input = shapeInputOf(key, domain);
-    if (!schema || shape_input < 0 || !schema->has_type_and_shape_inference_function()) return schema;
+    const Hazard hazard = hazardOf(key, domain);
+    if (!schema || !hazard || !schema->has_type_and_shape_inference_function()) return schema;
     std::lock_guard<std::mutex> lock(mutex_);
     std::unique_ptr<onnx::OpSchema>& guarded = guarded_[schema];
     if (!guarded) {
       guarded = std::make_unique<onnx::OpSchema>(*schema);
       guarded->TypeAndShapeInferenceFunction(
-          [infer = schema->GetTypeAndShapeInferenceFunction(), shape_input](onnx::InferenceContext& context) {
-            if (!hasAbsurdLength(context, shape_input)) infer(context);
+          [infer = schema->GetTypeAndShapeInferenceFunction(), hazard](onnx::InferenceContext& context) {
+            if (!hazard(context)) infer(context);
           });
     }
     return guarded.get();

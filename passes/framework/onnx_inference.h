@@ -5,8 +5,10 @@
 // ONNX 1.12's inference of Expand, Reshape, ConstantOfShape and Resize takes the rank of its output
 // from the length of the shape input when that input's values are unknown. A model whose shape
 // input is a tensor of absurd length (Expand(x, s) with s of shape [1e18], itself inferred from a
-// constant) then makes libonnx build a shape of 1e18 dims and exhaust memory. Through this
-// function a node whose shape input is longer than kMaxRankFromShapeLength is left uninferred.
+// constant) then makes libonnx build a shape of 1e18 dims and exhaust memory. Its inference of
+// Conv, ConvInteger, QLinearConv and the pools divides by each stride, so a stride of 0 kills the
+// process (SIGFPE). Through this function such nodes are left uninferred: a shape input longer
+// than kMaxRankFromShapeLength, a stride below 1.
 
 #include "onnx/onnx_pb.h"
 #include "onnx/shape_inference/implementation.h"

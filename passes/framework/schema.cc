@@ -24,6 +24,9 @@ constexpr int64_t kNewestLibonnxOpset = 17;
 struct OpsetChanges {
   int64_t opset;
   std::vector<const char*> ops;
+  // Every new version here only widens the op's type constraints (opset 22: bfloat16 for all
+  // relevant ops, onnx/onnx#6099), so the version before it still says what the op does.
+  bool types_only = false;
 };
 
 const std::vector<OpsetChanges>& changesAfterLibonnx() {
@@ -130,7 +133,8 @@ const std::vector<OpsetChanges>& changesAfterLibonnx() {
         "RNN",
         "GRU",
         "LSTM",
-        "GridSample"}},
+        "GridSample"},
+       /*types_only=*/true},
       {23,
        {"Attention",
         "Cast",
@@ -159,19 +163,22 @@ const std::vector<OpsetChanges>& changesAfterLibonnx() {
 
 // The newest version of a default-domain op at `opset` (after kNewestLibonnxOpset, up to
 // kNewestKnownOpset) among those libonnx does not know; nullopt when its opset-17 schema holds.
-std::optional<int64_t> versionBeyondLibonnx(const std::string& op_type, int64_t opset) {
+// With `beyond_types`, only versions that changed more than the op's types count: nullopt when
+// its opset-17 schema still says what it does, if not every type it takes.
+std::optional<int64_t> versionBeyondLibonnx(const std::string& op_type, int64_t opset,
+                                            bool beyond_types = false) {
   static const auto* versions = [] {
-    auto* by_op = new absl::flat_hash_map<std::string, std::vector<int64_t>>;
+    auto* by_op = new absl::flat_hash_map<std::string, std::vector<const OpsetChanges*>>;
     for (const OpsetChanges& changes : changesAfterLibonnx()) {
-      for (const char* op : changes.ops) (*by_op)[op].push_back(changes.opset);
+      for (const char* op : changes.ops) (*by_op)[op].push_back(&changes);
     }
     return by_op;
   }();
   const auto found = versions->find(op_type);
   if (found == versions->end()) return std::nullopt;
   std::optional<int64_t> newest;
-  for (const int64_t version : found->second) {
-    if (version <= opset) newest = version;
+  for (const OpsetChanges* changes : found->second) {
+    if (changes->opset <= opset && !(beyond_types && changes->types_only)) newest = changes->opset;
   }
   return newest;
 }
@@ -215,7 +222,10 @@ const onnx::OpSchema* lookUpSchema(const ir::OpName& op, int64_t opset) {
   const std::string& domain = op.domain();
   int64_t lookup = opset;
   if (domain.empty()) {
-    if (opset > kNewestKnownOpset || versionBeyondLibonnx(op.opType(), opset)) return nullptr;
+    if (opset > kNewestKnownOpset ||
+        versionBeyondLibonnx(op.opType(), opset, /*beyond_types=*/true)) {
+      return nullptr;
+    }
     lookup = std::min(opset, kNewestLibonnxOpset);
   } else {
     const std::optional<int64_t> newest = newestLibonnxVersion(domain);

@@ -774,6 +774,14 @@ TEST(SchemaTest, KnownUpToSeventeenAndBeyondOnlyForOpsThatDidNotChange) {
   EXPECT_EQ(schemaAt(19, "Reshape"), nullptr);
   EXPECT_EQ(schemaAt(23, "Transpose"), nullptr);
   EXPECT_EQ(schemaAt(18, "Mish"), nullptr) << "new in 18";
+  // Opset 22 only added bfloat16 to its ops: the version before still says what they do.
+  ASSERT_NE(schemaAt(22, "ConvTranspose"), nullptr);
+  EXPECT_EQ(schemaAt(22, "ConvTranspose")->SinceVersion(), 11);
+  ASSERT_NE(schemaAt(22, "LSTM"), nullptr);
+  EXPECT_EQ(schemaAt(22, "LSTM")->SinceVersion(), 14);
+  EXPECT_EQ(schemaAt(22, "AveragePool"), nullptr) << "AveragePool-19 added dilations";
+  EXPECT_EQ(schemaAt(22, "GridSample"), nullptr) << "GridSample-20 renamed its modes";
+  EXPECT_EQ(schemaAt(22, "Mish"), nullptr) << "new in 18, bfloat16 in 22";
   EXPECT_EQ(schemaAt(13, "NoSuchOp"), nullptr);
 
   EXPECT_NE(schemaAt(13, "LabelEncoder", "ai.onnx.ml"), nullptr);
@@ -795,6 +803,7 @@ TEST(SchemaTest, SinceVersionCoversTheOpsetsAfterSeventeen) {
   EXPECT_EQ(sinceVersionAt(20, "Pad"), 19);
   EXPECT_EQ(sinceVersionAt(23, "Pad"), 23);
   EXPECT_EQ(sinceVersionAt(22, "Reshape"), 21);
+  EXPECT_EQ(sinceVersionAt(22, "ConvTranspose"), 22) << "read with ConvTranspose-11's schema";
   EXPECT_EQ(sinceVersionAt(24, "Relu"), std::nullopt);
   EXPECT_EQ(sinceVersionAt(13, "NoSuchOp"), std::nullopt);
 }
