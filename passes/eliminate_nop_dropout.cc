@@ -87,13 +87,16 @@ class RemoveInferenceDropout final : public RewritePattern {
             dropout, "the mask is read, and before opset 12 its inference value is not defined "
                      "(ONNX Runtime returns all false)");
       }
-      const std::optional<ir::Shape>& input_shape = rewriter.shapes().typeOf(*input).shape();
+      // The all-true mask takes the shape as a constant: what the graph computes, as shape
+      // folding believes it, not a declaration that may be stale.
+      const std::optional<ir::Shape>& input_shape =
+          rewriter.shapes().inferredTypeOf(*input).shape();
       mask_dims = input_shape ? knownSizes(*input_shape) : std::nullopt;
       if (!mask_dims) {
         return rewriter.notifyMatchFailure(dropout, [&] {
           return absl::StrCat("the mask is read, and the input's shape ",
-                              shapeText(rewriter.shapes().typeOf(*input).shape()),
-                              " is not fully known");
+                              shapeText(rewriter.shapes().inferredTypeOf(*input).shape()),
+                              " is not fully known from the graph's inputs");
         });
       }
     }

@@ -124,7 +124,7 @@ bool isUntouchedDeclaration(const onnx::TypeProto& type) {
 constexpr int64_t kMaxElementsForInference = 4096;
 
 // `lent` (an export lending the IR's messages) copied into `copy`, the main graph's big
-// initializers declared as inputs instead.
+// initializers declared as inputs instead, and those that are graph inputs left out.
 void copyForInference(onnx::ModelProto& lent, onnx::ModelProto* copy) {
   google::protobuf::RepeatedPtrField<onnx::TensorProto>* initializers =
       lent.mutable_graph()->mutable_initializer();
@@ -139,6 +139,9 @@ void copyForInference(onnx::ModelProto& lent, onnx::ModelProto* copy) {
   absl::flat_hash_set<absl::string_view> inputs;
   for (const onnx::ValueInfoProto& input : graph->input()) inputs.insert(input.name());
   for (const onnx::TensorProto* tensor : lent_initializers) {
+    // A graph input's initializer is only its default: a caller may feed another value, so
+    // inference gets the input's type alone.
+    if (inputs.contains(tensor->name())) continue;
     const absl::StatusOr<int64_t> elements = ir::tensorElementCount(*tensor);
     if (!elements.ok() || *elements <= kMaxElementsForInference) {
       *graph->add_initializer() = *tensor;
@@ -260,6 +263,8 @@ enum class Rule {
   kIf,          // what both branches' outputs share
   kRange,
   kTopK,
+  kNonMaxSuppression,  // [selected boxes, 3] int64 indices
+  kGatherND,
 };
 
 struct RuleOf {
@@ -308,6 +313,8 @@ const RuleOf* ruleFor(const ir::Node& node) {
     rules->emplace("If", RuleOf{Rule::kIf});
     rules->emplace("Range", RuleOf{Rule::kRange, 11});
     rules->emplace("TopK", RuleOf{Rule::kTopK});
+    rules->emplace("NonMaxSuppression", RuleOf{Rule::kNonMaxSuppression, 10});
+    rules->emplace("GatherND", RuleOf{Rule::kGatherND, 11});
     const std::pair<const char*, Rule> kShapeOps[] = {
         {"Constant", Rule::kConstant}, {"Shape", Rule::kShape}, {"Size", Rule::kSize},
         {"CastLike", Rule::kCastLike}, {"ConstantOfShape", Rule::kConstantOfShape},
@@ -1379,6 +1386,22 @@ Type topKRule(const ir::Node& node, size_t output_index, int64_t opset, const Ty
   return Type::tensor(elem, std::move(out));
 }
 
+// GatherND: indices' dims but the last (k), then data's after batch_dims + k.
+Type gatherNDRule(const ir::Node& node, const Type& data, const Type& indices) {
+  const int32_t elem = data.elemType();
+  if (!data.shape() || !indices.shape() || indices.shape()->empty()) return Type::tensor(elem);
+  const Shape& index_dims = *indices.shape();
+  const int64_t batch_dims = node.intAttr("batch_dims", 0);
+  const Dim& k = index_dims.back();
+  const auto data_rank = static_cast<int64_t>(data.shape()->size());
+  if (!k.isKnown() || batch_dims < 0 || k.value() < 1 || k.value() > data_rank - batch_dims) {
+    return Type::tensor(elem);
+  }
+  Shape out(index_dims.begin(), index_dims.end() - 1);
+  out.insert(out.end(), data.shape()->begin() + batch_dims + k.value(), data.shape()->end());
+  return Type::tensor(elem, std::move(out));
+}
+
 Type tileRule(const ir::Node& node, const Type& input, ShapeOracle& shapes) {
   const int32_t elem = input.elemType();
   if (!input.shape()) return Type::tensor(elem);
@@ -1582,6 +1605,12 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
       return opset < rule->since ? Type() : rangeRule(node, input_type(0), *this);
     case Rule::kTopK:
       return topKRule(node, output_index, opset, input_type(0), *this);
+    case Rule::kGatherND:
+      if (opset < rule->since) return Type();
+      return gatherNDRule(node, input_type(0), input_type(1));
+    case Rule::kNonMaxSuppression:
+      if (opset < rule->since) return Type();
+      return Type::tensor(onnx::TensorProto::INT64, Shape{Dim::unknown(), Dim::known(3)});
     case Rule::kNonZero: {
       const std::optional<int64_t> rank = input_type(0).rank();
       return Type::tensor(onnx::TensorProto::INT64,

@@ -868,6 +868,29 @@ g (float[N,4,1] X, int64 limit, int64[3] target) => (int64[?] Y)
   EXPECT_EQ(type_of("expanded").shape(), shape({Dim::unknown(), k(4), Dim::unknown()}));
 }
 
+// NonMaxSuppression selects [boxes, 3] int64 indices; GatherND keeps the indices' dims but the
+// last (k) and the data's after batch_dims + k. Downstream of an Identity at opset 21, as above.
+TEST(ShapeRulesTest, NonMaxSuppressionAndGatherND) {
+  auto model = parseModel(R"(
+<ir_version: 10, opset_import: ["" : 21]>
+g (float[1,N,4] boxes_in, float[1,1,N] scores, float[2,5,7] data_in, int64[3,2] pairs, int64[2,4,1] batched) => (int64[?,?] Y) {
+  boxes = Identity(boxes_in)
+  data = Identity(data_in)
+  selected = NonMaxSuppression(boxes, scores)
+  rows = GatherND(data, pairs)
+  per_batch = GatherND<batch_dims = 1>(data, batched)
+  Y = Identity(selected)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  ShapeOracle oracle(*model);
+  auto type_of = [&](const char* name) { return oracle.typeOf(*model->graph().findValue(name)); };
+  EXPECT_EQ(type_of("selected"),
+            ir::Type::tensor(onnx::TensorProto::INT64, shape({Dim::unknown(), k(3)})));
+  EXPECT_EQ(type_of("rows"), ir::Type::tensor(onnx::TensorProto::FLOAT, shape({k(3), k(7)})));
+  EXPECT_EQ(type_of("per_batch").shape(), shape({k(2), k(4), k(7)}));
+}
+
 // TopK-1 takes K as an attribute.
 TEST(ShapeRulesTest, TopKBeforeOpset10ReadsItsAttribute) {
   auto model = parseModel(R"(
