@@ -1335,6 +1335,11 @@ Type sliceRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOrac
   return Type::tensor(elem, std::move(out));
 }
 
+// |value|, for the smallest int64 too.
+uint64_t magnitudeOf(int64_t value) {
+  return value >= 0 ? static_cast<uint64_t>(value) : static_cast<uint64_t>(-(value + 1)) + 1;
+}
+
 // Range of integer constants: max(ceil((limit - start) / delta), 0) elements; of anything else,
 // a 1-D tensor of unknown length.
 Type rangeRule(const ir::Node& node, const Type& start_type, ShapeOracle& shapes) {
@@ -1354,10 +1359,7 @@ Type rangeRule(const ir::Node& node, const Type& start_type, ShapeOracle& shapes
     return Type::tensor(elem, Shape{Dim::known(0)});
   }
   // Both of one sign: ceil of their quotient, without overflow.
-  const uint64_t magnitude = distance > 0 ? static_cast<uint64_t>(distance)
-                                          : static_cast<uint64_t>(-(distance + 1)) + 1;
-  const uint64_t step = delta > 0 ? static_cast<uint64_t>(delta)
-                                  : static_cast<uint64_t>(-(delta + 1)) + 1;
+  const uint64_t magnitude = magnitudeOf(distance), step = magnitudeOf(delta);
   const uint64_t count = magnitude / step + (magnitude % step != 0 ? 1 : 0);
   if (count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return unknown_length;
   return Type::tensor(elem, Shape{Dim::known(static_cast<int64_t>(count))});
@@ -1466,8 +1468,7 @@ std::optional<SliceRange> sliceRange(int64_t dim, int64_t start, int64_t end, in
   } else {
     start = std::clamp<int64_t>(start, 0, dim - 1);
     end = to_first ? -1 : std::clamp<int64_t>(end, -1, dim - 1);
-    // -step without overflow for the smallest int64.
-    const uint64_t magnitude = static_cast<uint64_t>(-(step + 1)) + 1;
+    const uint64_t magnitude = magnitudeOf(step);
     const auto distance = static_cast<uint64_t>(std::max<int64_t>(start - end, 0));
     range.count = static_cast<int64_t>((distance + magnitude - 1) / magnitude);
   }
