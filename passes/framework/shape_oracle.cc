@@ -336,19 +336,23 @@ const RuleOf* ruleFor(const ir::Node& node) {
 }
 
 bool isIf(const ir::Node& node) { return node.opType() == "If" && node.op().domain().empty(); }
+bool isLoop(const ir::Node& node) {
+  return node.opType() == "Loop" && node.op().domain().empty();
+}
 
 // An If's then and else branches; null for one that is missing or not a single graph.
-std::array<const ir::Graph*, 2> branchesOf(const ir::Node& node) {
-  std::array<const ir::Graph*, 2> branches{};
-  const char* const kNames[] = {"then_branch", "else_branch"};
-  for (size_t i = 0; i < branches.size(); ++i) {
-    const ir::Attribute* attribute = node.attr(kNames[i]);
-    if (attribute != nullptr && attribute->kind() == onnx::AttributeProto::GRAPH &&
-        attribute->graphs().size() == 1) {
-      branches[i] = attribute->graphs().front().get();
-    }
+// The node's graph attribute `name`; null when it has none.
+const ir::Graph* graphAttribute(const ir::Node& node, const char* name) {
+  const ir::Attribute* attribute = node.attr(name);
+  if (attribute == nullptr || attribute->kind() != onnx::AttributeProto::GRAPH ||
+      attribute->graphs().size() != 1) {
+    return nullptr;
   }
-  return branches;
+  return attribute->graphs().front().get();
+}
+
+std::array<const ir::Graph*, 2> branchesOf(const ir::Node& node) {
+  return {graphAttribute(node, "then_branch"), graphAttribute(node, "else_branch")};
 }
 
 // Calls `fn` on every value an answer about `node`'s outputs is derived from: its inputs, and
@@ -1500,9 +1504,83 @@ const ShapeOracle::Inferred& ShapeOracle::resolveInferred(const ir::Value& value
     }
     if (!ready) continue;
     pending.pop_back();
-    inferred_.emplace(current, inferFromInputs(*current));
+    Inferred answer = inferFromInputs(*current);
+    if (!inferred_.contains(current)) recordInferred(*current, std::move(answer));
   }
   return inferred_.at(&value);
+}
+
+void ShapeOracle::recordInferred(const ir::Value& value, Inferred answer) {
+  inferred_.insert_or_assign(&value, std::move(answer));
+  if (induction_depth_ > 0) made_under_assumption_.push_back(&value);
+}
+
+namespace {
+// Whether a value of type `next` is also of type `assumed`: the same element type and rank, and
+// every dim `assumed` knows (a size or a symbol) the same in `next`.
+bool keeps(const Type& assumed, const Type& next) {
+  if (!assumed.shape() || !next.shape() || assumed.shape()->size() != next.shape()->size()) {
+    return false;
+  }
+  if (assumed.elemType() != 0 && assumed.elemType() != next.elemType()) return false;
+  for (size_t i = 0; i < assumed.shape()->size(); ++i) {
+    const Dim& dim = (*assumed.shape())[i];
+    if (!dim.isUnknown() && !dim.provablyEquals((*next.shape())[i])) return false;
+  }
+  return true;
+}
+}  // namespace
+
+Type ShapeOracle::loopOutputType(const ir::Node& loop, size_t output_index) {
+  const ir::Graph* body = graphAttribute(loop, "body");
+  // The first outputs are the carried values' last values: the initial ones when the body never
+  // runs, so of the type that holds in every iteration.
+  const size_t carried = loop.numInputs() > 2 ? loop.numInputs() - 2 : 0;
+  if (body == nullptr || output_index >= carried || output_index + 2 >= body->inputs().size()) {
+    return Type();
+  }
+  const ir::Value* body_input = body->inputs()[output_index + 2];
+  if (body_input == nullptr || body_input->graph() != body) return Type();
+  return inferredTypeOf(*body_input);
+}
+
+std::optional<Type> ShapeOracle::loopCarriedType(const ir::Value& input) {
+  const ir::Graph& body = *input.graph();
+  const ir::Node* loop = body.parentNode();
+  if (loop == nullptr || !isLoop(*loop)) return std::nullopt;
+  // Body inputs: the iteration number, the condition, then the carried values; body outputs: the
+  // condition, then the carried values' next values.
+  const std::vector<ir::Value*>& inputs = body.inputs();
+  const size_t index = std::find(inputs.begin(), inputs.end(), &input) - inputs.begin();
+  if (index < 2 || index >= inputs.size() || index >= loop->numInputs() ||
+      index - 1 >= body.outputs().size()) {
+    return std::nullopt;
+  }
+  const ir::Value* initial = loop->input(index);
+  const ir::Value* next = body.outputs()[index - 1];
+  if (initial == nullptr || next == nullptr) return std::nullopt;
+  // The first iteration gets the initial value. If the body, given a value of type T, returns
+  // one of type T, every iteration gets a value of type T (induction). A carried value that
+  // changes a dim every iteration may still keep its rank: the second guess is what the initial
+  // value and the first next value agree on.
+  Type assumed = inferredTypeOf(*initial);
+  for (int attempt = 0; attempt < 2 && assumed.shape(); ++attempt) {
+    const size_t first_made = made_under_assumption_.size();
+    ++induction_depth_;
+    recordInferred(input, {assumed, false});
+    const Type returned = inferredTypeOf(*next);
+    --induction_depth_;
+    if (keeps(assumed, returned)) {
+      if (induction_depth_ == 0) made_under_assumption_.clear();
+      return assumed;
+    }
+    for (size_t i = first_made; i < made_under_assumption_.size(); ++i) {
+      inferred_.erase(made_under_assumption_[i]);
+    }
+    made_under_assumption_.resize(first_made);
+    assumed = mergeBranchTypes(assumed, returned);
+  }
+  return std::nullopt;
 }
 
 ShapeOracle::Inferred ShapeOracle::inferFromInputs(const ir::Value& value) {
@@ -1519,11 +1597,13 @@ ShapeOracle::Inferred ShapeOracle::inferFromInputs(const ir::Value& value) {
         value.inputInfo()->has_type()) {
       return {Type::fromProto(value.inputInfo()->type()), true};
     }
+    if (std::optional<Type> carried = loopCarriedType(value)) return {std::move(*carried), false};
     return {Type::tensor(value.type().elemType()), false};
   }
   if (isIf(*producer)) {
     return {applyLocalRule(*producer, value.producerOutputIndex(), /*inferred_only=*/true), false};
   }
+  if (isLoop(*producer)) return {loopOutputType(*producer, value.producerOutputIndex()), false};
   if (!producer->op().domain().empty() || hasSubgraphs(*producer)) return {Type(), false};
   bool trusted = libonnxKnows(*producer, *this);
   for (const ir::Value* input : producer->inputs()) {
@@ -1770,21 +1850,32 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
     }
     case Rule::kReshape: {
       const Type& input = input_type(0);
-      std::optional<std::vector<int64_t>> target =
-          node.input(1) ? constantInts(*node.input(1)) : std::nullopt;
+      std::optional<Shape> target;
+      if (node.input(1) != nullptr) {
+        absl::StatusOr<std::optional<ShapeValue>> value =
+            inferred_only ? inferredShapeValueOf(*node.input(1)) : shapeValueOf(*node.input(1));
+        if (value.ok() && *value && !(*value)->scalar) target = std::move((*value)->elems);
+      }
       if (!target) return ofShapeOperandLength(input.elemType(), input_type(1));
       const bool allow_zero = node.intAttr("allowzero", 0) != 0;
       Shape shape;
       shape.reserve(target->size());
       for (size_t i = 0; i < target->size(); ++i) {
-        const int64_t dim = (*target)[i];
-        if (dim == 0 && !allow_zero) {
-          if (!input.shape() || i >= input.shape()->size()) return Type::tensor(input.elemType());
-          shape.push_back((*input.shape())[i]);
-        } else if (dim < 0) {
-          shape.push_back(Dim::unknown());
+        const Dim& entry = (*target)[i];
+        const Dim* input_dim =
+            input.shape() && i < input.shape()->size() ? &(*input.shape())[i] : nullptr;
+        if (entry.isKnown() && entry.value() == 0 && !allow_zero) {
+          if (input_dim == nullptr) return Type::tensor(input.elemType());
+          shape.push_back(*input_dim);
+        } else if (entry.isKnown()) {
+          shape.push_back(entry.value() < 0 ? Dim::unknown() : entry);
+        } else if (entry.isSymbolic() &&
+                   (allow_zero || (input_dim != nullptr && input_dim->provablyEquals(entry)))) {
+          // A dim read by Shape: 0 copies the input's dim unless allowzero, which is the same
+          // size when that dim is this one.
+          shape.push_back(entry);
         } else {
-          shape.push_back(Dim::known(dim));
+          shape.push_back(Dim::unknown());
         }
       }
       inferMinusOne(input.shape(), shape);

@@ -492,8 +492,8 @@ g (float[3] X, float[1,2,8,8] I, float[4,2,3,3] W) => (float Z, float C, float Y
 }
 
 // A Reshape to a computed shape (paddle2onnx's Concat of a sliced Shape and -1) has the shape's
-// length as its rank, its dims unknown; ONNX 1.12's inference leaves even the rank unknown. An
-// absurd length gives no rank.
+// length as its rank, and the dims the shape copies from the input (N at its own position); ONNX
+// 1.12's inference leaves even the rank unknown. An absurd length gives no rank.
 TEST(ShapeOracleTest, ReshapeToComputedShapeHasItsLengthAsRank) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 9]>
@@ -509,8 +509,26 @@ g (float[N,200,1,1] X, int64[A] L) => (float R, float Z)
 )");
   ShapeOracle oracle(*model);
   const std::vector<ir::Value*>& outputs = model->graph().outputs();
-  EXPECT_EQ(shapeText(oracle.typeOf(*outputs[0]).shape()), "[?,?]");
+  EXPECT_EQ(shapeText(oracle.typeOf(*outputs[0]).shape()), "[N,?]");
   EXPECT_EQ(oracle.typeOf(*outputs[1]).shape(), std::nullopt);
+}
+
+// A symbolic entry of a Reshape's shape is that dim where a 0 there cannot copy another dim:
+// with allowzero, or where the input's dim is the same one.
+TEST(ShapeOracleTest, ReshapeToADimOfAShapeKeepsItsSymbolWhereA0WouldCopyIt) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 14]>
+g (float[N,M] X, float[M,N] W) => (float A, float C) {
+  sx = Shape(X)
+  sw = Shape(W)
+  A = Reshape(X, sx)
+  C = Reshape<allowzero = 1>(X, sw)
+}
+)");
+  ShapeOracle oracle(*model);
+  const std::vector<ir::Value*>& outputs = model->graph().outputs();
+  EXPECT_EQ(shapeText(oracle.inferredTypeOf(*outputs[0]).shape()), "[N,M]");
+  EXPECT_EQ(shapeText(oracle.inferredTypeOf(*outputs[1]).shape()), "[M,N]");
 }
 
 TEST(ShapeOracleTest, LongChainsNeedNoRecursion) {
@@ -782,6 +800,36 @@ g (float[N,4] X, float[N,8] W, bool C) => (float[?,?] Same, float[?,?] Differ, f
   EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("Rank")),
             ir::Type::tensor(onnx::TensorProto::FLOAT))
       << "ranks 3 and 2: no shape";
+}
+
+// A Loop body's carried input is of the initial value's type when the body returns that type
+// for it (induction), whatever its declaration says; one that grows each iteration keeps what
+// the initial value and the first next value agree on; the Loop's carried outputs are of the
+// type that holds in every iteration.
+TEST(ShapeRulesTest, ALoopCarriesWhatItsBodyProvablyKeeps) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (int64 M, float[N,4] X) => (float[?,?] Kept, float[?,?] Grown) {
+  Kept, Grown = Loop(M, , X, X) <body = b (int64 i, bool c, float[5,4] kept, float[N,4] grown)
+                                      => (bool c_out, float[5,4] kept_out, float[N,4] grown_out) {
+    c_out = Identity(c)
+    kept_out = Relu(kept)
+    grown_out = Concat<axis = 0>(grown, kept)
+  }>
+}
+)");
+  ASSERT_NE(model, nullptr);
+  const ir::Graph& graph = model->graph();
+  const ir::Graph& body = *graph.findValue("Kept")->producer()->attr("body")->graphs()[0];
+  ShapeOracle oracle(*model);
+  const ir::Type n_by_4 = ir::Type::tensor(onnx::TensorProto::FLOAT, shape({s("N"), k(4)}));
+  const ir::Type some_by_4 =
+      ir::Type::tensor(onnx::TensorProto::FLOAT, shape({Dim::unknown(), k(4)}));
+  EXPECT_EQ(oracle.inferredTypeOf(*body.inputs()[2]), n_by_4) << "not the declared [5,4]";
+  EXPECT_EQ(oracle.inferredTypeOf(*body.findValue("kept_out")), n_by_4);
+  EXPECT_EQ(oracle.inferredTypeOf(*body.inputs()[3]), some_by_4);
+  EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("Kept")), n_by_4);
+  EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("Grown")), some_by_4);
 }
 
 // A change in a branch may let the oracle know more about the If: forget() reaches it.

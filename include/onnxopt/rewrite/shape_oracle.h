@@ -29,15 +29,17 @@ struct ShapeValue {
 // than built (a shape input of length 1e18 comes from a single fuzzed constant).
 inline constexpr int64_t kMaxRankFromShapeLength = 64;
 
-// Types come from, in order of trust: the model's declarations (value_info, graph inputs,
-// initializers), local shape rules for the common operators (elementwise, Gemm, MatMul,
-// Transpose, Flatten, Expand and Reshape with constant shapes, ...), and, when those leave a
-// value without a shape, ONNX's own shape inference over the whole model, run at most once per
-// oracle (it costs about two protobuf parses of the model). Declared dims win over inferred ones;
-// an unknown dim is never guessed. Answers are memoized per value; values are SSA, so an answer
-// stays true until the producing node changes (forget()), though a change upstream may let the
-// oracle know more. Returned references stay valid. The model's graphs must outlive the oracle
-// (a PatternRewriter's oracle lives no longer than the subgraphs its pass retires).
+// Types follow from the main graph's inputs, initializers and Constant nodes through local shape
+// rules for the common operators (elementwise, Gemm, MatMul, Transpose, Reshape, Expand, If,
+// Loop's carried values, ...) and, where those leave a value without a shape, ONNX's own shape
+// inference over the whole model, run at most once per oracle (it costs about two protobuf
+// parses of the model). What follows from them stands over a declaration (value_info, a graph
+// output's or a body input's type); typeOf() lets declarations fill in what it leaves unknown,
+// inferredTypeOf() does not, and every proof a pass makes reads the latter: a declaration may be
+// stale. An unknown dim is never guessed. Answers are memoized per value; values are SSA, so an
+// answer stays true until the producing node changes (forget()), though a change upstream may
+// let the oracle know more. Returned references stay valid. The model's graphs must outlive the
+// oracle (a PatternRewriter's oracle lives no longer than the subgraphs its pass retires).
 class ONNXOPT_API ShapeOracle {
  public:
   explicit ShapeOracle(ir::Model& model);
@@ -99,6 +101,12 @@ class ONNXOPT_API ShapeOracle {
   };
   const Inferred& resolveInferred(const ir::Value& value);
   Inferred inferFromInputs(const ir::Value& value);
+  void recordInferred(const ir::Value& value, Inferred answer);
+  // The type of a Loop body's carried input that holds in every iteration, proved by induction
+  // from the Loop's initial value; nullopt for other values or when the body changes it.
+  std::optional<ir::Type> loopCarriedType(const ir::Value& input);
+  // A Loop's output: a carried value's last value is of the type loopCarriedType() proves.
+  ir::Type loopOutputType(const ir::Node& loop, size_t output_index);
 
   // The answer about `value`, null when there is none yet. Inline: typeOf() asks it several
   // times per question.
@@ -129,6 +137,10 @@ class ONNXOPT_API ShapeOracle {
   std::vector<const ir::Type*>* last_answers_ = nullptr;
   absl::flat_hash_map<const ir::Value*, ir::Type> onnx_inferred_;
   absl::node_hash_map<const ir::Value*, Inferred> inferred_;
+  // While loopCarriedType() checks an assumption (depth > 0), the values answered under it, to
+  // be dropped if it fails.
+  int induction_depth_ = 0;
+  std::vector<const ir::Value*> made_under_assumption_;
   // The values whose typeOf() answer rests on a declaration (a body's input, a value_info, a
   // graph output's type) rather than on the main graph's inputs alone.
   absl::flat_hash_set<const ir::Value*> claimed_;
