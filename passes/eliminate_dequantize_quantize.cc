@@ -109,7 +109,7 @@ class ReadAroundDequantizeQuantize final : public RewritePattern {
       if (!dequantize_axis.ok()) return rewriter.emitError(*dequantize, dequantize_axis.status());
       absl::StatusOr<int64_t> quantize_axis = getIntOr(quantize, "axis", 1);
       if (!quantize_axis.ok()) return rewriter.emitError(quantize, quantize_axis.status());
-      const std::optional<int64_t> rank = shapes.rankOf(q);
+      const std::optional<int64_t> rank = shapes.inferredTypeOf(q).rank();
       auto resolved = [&](int64_t axis) { return axis < 0 && rank ? axis + *rank : axis; };
       if (resolved(*dequantize_axis) != resolved(*quantize_axis)) {
         return decline("the two scale different axes");

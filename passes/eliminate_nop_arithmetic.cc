@@ -82,7 +82,7 @@ class ForwardAroundIdentityOperand final : public RewritePattern {
     const ConstantView& c = **read;
     if (!c.allEqualTo(identity_.value)) return not_identity_;
     ShapeOracle& shapes = rewriter.shapes();
-    const ir::Type& x_type = shapes.typeOf(x);
+    const ir::Type& x_type = shapes.inferredTypeOf(x);
     if (node.opType() == "Pow") {
       if (!isFloatingElemType(x_type.elemType())) {
         return std::string("the base is not known to be floating (an integer Pow rounds through double)");

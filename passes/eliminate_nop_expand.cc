@@ -134,13 +134,13 @@ class ReadAroundExpand final : public RewritePattern {
     if (kind_ == BroadcastKind::kGemmC) {
       // No dims needed: C = E is unidirectionally broadcastable to [M,N], X's dims are each 1 or
       // E's, so X is too (rank(X) <= rank(E) <= 2), with the same values.
-      const std::optional<int64_t> input_rank = shapes.rankOf(*expand.input(0));
+      const std::optional<int64_t> input_rank = shapes.inferredTypeOf(*expand.input(0)).rank();
       if (input_rank && *input_rank > 2) {
         return absl::StrCat("the Expand's input has rank ", *input_rank, ", more than C's 2");
       }
       if (input_rank) return std::string();
       // The output's rank costs the Expand's shape rule: asked only when the input's is unknown.
-      const std::optional<int64_t> output_rank = shapes.rankOf(*expand.output(0));
+      const std::optional<int64_t> output_rank = shapes.inferredTypeOf(*expand.output(0)).rank();
       if (!output_rank || *output_rank > 2) {
         return std::string("the rank of the Expand's input is unknown (and its output's is not <= 2)");
       }
@@ -157,7 +157,7 @@ class ReadAroundExpand final : public RewritePattern {
       other.covers_target =
           target == facts.target ||
           sameShapeByDefinition(shapeOfSource(target), facts.target_shape_of);
-      absl::StatusOr<std::optional<ShapeValue>> value = shapes.shapeValueOf(*target);
+      absl::StatusOr<std::optional<ShapeValue>> value = shapes.inferredShapeValueOf(*target);
       if (!value.ok()) return value.status();
       if (*value && !(*value)->scalar) other.shape = ir::Shape((*value)->elems);
       others.push_back(std::move(other));
@@ -165,7 +165,7 @@ class ReadAroundExpand final : public RewritePattern {
       for (size_t i = 0; i < node.numInputs(); ++i) {
         const ir::Value* operand = node.input(i);
         if (i == index || operand == nullptr) continue;
-        others.push_back({shapes.typeOf(*operand).shape(), coversExpandTarget(operand, facts)});
+        others.push_back({shapes.inferredTypeOf(*operand).shape(), coversExpandTarget(operand, facts)});
       }
     }
     return proveBroadcastAbsorbsExpand(facts, others);

@@ -26,7 +26,7 @@ class ForwardUnflattenedInput final : public RewritePattern {
     if (input == nullptr || flatten.output(0) == nullptr) return failure();
     absl::StatusOr<int64_t> axis = getIntOr(flatten, "axis", 1);
     if (!axis.ok()) return rewriter.emitError(flatten, axis.status());
-    const std::optional<ir::Shape>& shape = rewriter.shapes().typeOf(*input).shape();
+    const std::optional<ir::Shape>& shape = rewriter.shapes().inferredTypeOf(*input).shape();
     if (!shape) return rewriter.notifyMatchFailure(flatten, "the input's rank is not known");
     if (shape->size() != 2) {
       return rewriter.notifyMatchFailure(flatten, [&] {

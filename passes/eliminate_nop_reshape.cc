@@ -66,12 +66,12 @@ class RemoveNopReshape final : public RewritePattern {
                                              ? getIntOr(reshape, "allowzero", 0)
                                              : absl::StatusOr<int64_t>(0);
     if (!allow_zero.ok()) return rewriter.emitError(reshape, allow_zero.status());
-    absl::StatusOr<std::optional<ShapeValue>> target = shapes.shapeValueOf(*reshape.input(1));
+    absl::StatusOr<std::optional<ShapeValue>> target = shapes.inferredShapeValueOf(*reshape.input(1));
     if (!target.ok()) return rewriter.emitError(reshape, target.status());
     if (!*target || (*target)->scalar) {
       return rewriter.notifyMatchFailure(reshape, "the target shape is not known");
     }
-    const std::optional<ir::Shape>& input_shape = shapes.typeOf(*input).shape();
+    const std::optional<ir::Shape>& input_shape = shapes.inferredTypeOf(*input).shape();
     if (!input_shape) return rewriter.notifyMatchFailure(reshape, "the input's rank is not known");
     const std::string why_not = whyNotSameShape(*input_shape, (*target)->elems, *allow_zero != 0);
     if (!why_not.empty()) return rewriter.notifyMatchFailure(reshape, why_not);

@@ -34,7 +34,7 @@ class RemoveIdentityTranspose final : public RewritePattern {
       });
     }
     if (!*perm) {
-      const std::optional<int64_t> rank = rewriter.shapes().rankOf(*input);
+      const std::optional<int64_t> rank = rewriter.shapes().inferredTypeOf(*input).rank();
       if (!rank || *rank > 1) {
         return rewriter.notifyMatchFailure(transpose, [&] {
           return absl::StrCat("no perm (the axes reversed) and the input's rank is ",

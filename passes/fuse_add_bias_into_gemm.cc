@@ -67,8 +67,8 @@ class FoldBiasIntoGemm final : public RewritePattern {
     }
 
     ShapeOracle& shapes = rewriter.shapes();
-    const std::optional<ir::Shape>& product = shapes.typeOf(*gemm.output(0)).shape();
-    const std::optional<ir::Shape>& bias_shape = shapes.typeOf(bias).shape();
+    const std::optional<ir::Shape>& product = shapes.inferredTypeOf(*gemm.output(0)).shape();
+    const std::optional<ir::Shape>& bias_shape = shapes.inferredTypeOf(bias).shape();
     if (!product || product->size() != 2 || !bias_shape) {
       return decline("the shapes of the product or the bias are not known");
     }

@@ -53,7 +53,7 @@ class FoldBatchNormIntoGemm final : public RewritePattern {
     if (is_matmul) {
       // MatMul's output is [N, M] with BatchNormalization's channel axis 1 its last only when A
       // is 2-D (N-D: axis 1 is a batch axis; 1-D: a 1-D output).
-      const std::optional<int64_t> rank = rewriter.shapes().rankOf(*a);
+      const std::optional<int64_t> rank = rewriter.shapes().inferredTypeOf(*a).rank();
       if (rank != 2) return decline("its A is not known to be 2-D");
     } else {
       absl::StatusOr<GemmAttributes> attributes = readGemmAttributes(*producer);

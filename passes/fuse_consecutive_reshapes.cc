@@ -37,7 +37,7 @@ class ReadAroundInnerView final : public RewritePattern {
     if (!allow_zero.ok()) return rewriter.emitError(outer, allow_zero.status());
     if (*allow_zero == 0) {
       absl::StatusOr<std::optional<ShapeValue>> target =
-          rewriter.shapes().shapeValueOf(*outer.input(1));
+          rewriter.shapes().inferredShapeValueOf(*outer.input(1));
       if (!target.ok()) return rewriter.emitError(outer, target.status());
       if (!*target || (*target)->scalar) {
         return rewriter.notifyMatchFailure(outer, "the target shape is not known");

@@ -33,7 +33,7 @@ class ComposeTransposes final : public RewritePattern {
     ir::Value* source = inner->input(0);
     std::optional<int64_t> rank = rankFromPerm(outer);
     if (!rank) rank = rankFromPerm(*inner);
-    if (!rank) rank = rewriter.shapes().rankOf(*source);
+    if (!rank) rank = rewriter.shapes().inferredTypeOf(*source).rank();
     absl::StatusOr<std::optional<std::vector<int64_t>>> p1 = readTransposePerm(*inner, rank);
     if (!p1.ok()) return rewriter.emitError(*inner, p1.status());
     absl::StatusOr<std::optional<std::vector<int64_t>>> p2 = readTransposePerm(outer, rank);

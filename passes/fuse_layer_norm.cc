@@ -55,8 +55,8 @@ Verdict readLayerNorm(const ir::Node& root, PatternRewriter& rewriter, LayerNorm
   if (x == nullptr || m->mean == nullptr) {
     return Verdict::decline("the Sub does not subtract the ReduceMean of its first operand from it");
   }
-  const std::optional<int64_t> rank = rewriter.shapes().rankOf(*x);
-  const std::optional<ir::Shape>& shape = rewriter.shapes().typeOf(*x).shape();
+  const std::optional<int64_t> rank = rewriter.shapes().inferredTypeOf(*x).rank();
+  const std::optional<ir::Shape>& shape = rewriter.shapes().inferredTypeOf(*x).shape();
   if (!rank || *rank == 0 || !shape) {
     return Verdict::decline(absl::StrCat("the rank of '", x->name(), "' is not known"));
   }

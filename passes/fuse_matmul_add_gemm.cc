@@ -95,7 +95,7 @@ ir::Value* twoDimensionalSource(const ir::Value& a, const Shape& shape_a, ShapeO
   const ir::Node* reshape = producerOf(&a, "Reshape");
   if (reshape == nullptr || reshape->input(0) == nullptr) return nullptr;
   ir::Value& x = *reshape->input(0);
-  const std::optional<Shape>& shape_x = shapes.typeOf(x).shape();
+  const std::optional<Shape>& shape_x = shapes.inferredTypeOf(x).shape();
   const Dim& k = shape_a.back();
   if (!shape_x || shape_x->size() != 2 || !k.isKnown() || k.value() <= 0 ||
       !(*shape_x)[1].provablyEquals(k)) {
@@ -250,9 +250,9 @@ class FuseMatMulAdd final : public RewritePattern {
                                   " is not a floating type Gemm takes at opset ", opset));
     }
 
-    const std::optional<Shape>& shape_a = shapes.typeOf(a).shape();
-    const std::optional<Shape>& shape_b = shapes.typeOf(b).shape();
-    const std::optional<Shape>& shape_bias = shapes.typeOf(bias).shape();
+    const std::optional<Shape>& shape_a = shapes.inferredTypeOf(a).shape();
+    const std::optional<Shape>& shape_b = shapes.inferredTypeOf(b).shape();
+    const std::optional<Shape>& shape_bias = shapes.inferredTypeOf(bias).shape();
     if (!shape_a || !shape_b || !shape_bias) {
       return decline("the rank of A, B or the bias is unknown");
     }
@@ -276,7 +276,7 @@ class FuseMatMulAdd final : public RewritePattern {
     const std::optional<Shape>* y = &not_asked;
     const Shape& s = *shape_bias;
     if (reshape || !biasFits(s, *shape_a, *shape_b, *y, opset, reshape)) {
-      const std::optional<Shape>& shape_y = shapes.typeOf(product).shape();
+      const std::optional<Shape>& shape_y = shapes.inferredTypeOf(product).shape();
       if (shape_y && shape_y->size() == r) y = &shape_y;
     }
     const Dim n = bestOf({&(*shape_b)[1], dimAt(*y, r - 1)});

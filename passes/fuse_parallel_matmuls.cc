@@ -215,7 +215,7 @@ class FuseParallelProductsPattern final : public RewritePattern {
     // counts from the end from opset 11 on; before, from the front, which needs that rank.
     const int64_t opset = rewriter.opsetVersion(root).value_or(0);
     const std::optional<int64_t> product_rank =
-        gemm_ ? std::optional<int64_t>(2) : rewriter.shapes().rankOf(x);
+        gemm_ ? std::optional<int64_t>(2) : rewriter.shapes().inferredTypeOf(x).rank();
     if (product_rank && *product_rank < 1) {
       return rewriter.notifyMatchFailure(root, "its first operand is a scalar");
     }

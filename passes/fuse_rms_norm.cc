@@ -44,8 +44,8 @@ Verdict readRmsNorm(const ir::Node& root, PatternRewriter& rewriter, RmsNormMatc
   if (!v.ok()) return v;
   ir::Value* x = const_cast<ir::Value*>(m->core.numerator);
   if (x == nullptr) return Verdict::none();
-  const std::optional<int64_t> rank = rewriter.shapes().rankOf(*x);
-  const std::optional<ir::Shape>& shape = rewriter.shapes().typeOf(*x).shape();
+  const std::optional<int64_t> rank = rewriter.shapes().inferredTypeOf(*x).rank();
+  const std::optional<ir::Shape>& shape = rewriter.shapes().inferredTypeOf(*x).shape();
   if (!rank || *rank == 0 || !shape) {
     return Verdict::decline(absl::StrCat("the rank of '", x->name(), "' is not known"));
   }

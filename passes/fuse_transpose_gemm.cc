@@ -48,7 +48,7 @@ absl::StatusOr<std::optional<std::string>> whyNotAxisSwap(const ir::Node& transp
     return absl::StrCat(describe(transpose), " has perm [", absl::StrJoin(**perm, ", "),
                         "], not [1, 0]");
   }
-  if (input_is_2d || rewriter.shapes().rankOf(*transpose.input(0)) == 2) return std::nullopt;
+  if (input_is_2d || rewriter.shapes().inferredTypeOf(*transpose.input(0)).rank() == 2) return std::nullopt;
   return absl::StrCat(describe(transpose), " has no perm and its input is not known to be 2-D");
 }
 
@@ -158,7 +158,7 @@ class FoldGemmOutputTranspose final : public RewritePattern {
                                                           PatternRewriter& rewriter,
                                                           std::optional<TensorProto>* new_c) {
     // From opset 7 (numpy broadcasting) a C of known 1s broadcasts alike to any shape.
-    const std::optional<ir::Shape>& shape = rewriter.shapes().typeOf(c).shape();
+    const std::optional<ir::Shape>& shape = rewriter.shapes().inferredTypeOf(c).shape();
     if (opset >= 7 && allKnownOnes(shape) && shape->size() <= 2) {
       return std::nullopt;
     }

@@ -82,7 +82,7 @@ std::vector<size_t> chainOperands(const ir::Node& node, PatternRewriter& rewrite
     if (candidates.size() > 1) {
       candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
                                       [&](const ir::Value* v) {
-                                        return allKnownOnes(shapes.typeOf(*v).shape());
+                                        return allKnownOnes(shapes.inferredTypeOf(*v).shape());
                                       }),
                        candidates.end());
     }
@@ -138,7 +138,7 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
     // it. That rank is the opening Transpose's, from its perm or its input; the closing one's perm
     // does not give it, since an operand may have raised the rank in between.
     std::optional<int64_t> rank = rankFromPerm(*opening);
-    if (!rank) rank = rewriter.shapes().rankOf(source);
+    if (!rank) rank = rewriter.shapes().inferredTypeOf(source).rank();
     if (!rank) {
       return rewriter.notifyMatchFailure(closing, [&] {
         return absl::StrCat(describe(*opening), " has no perm and its input's rank is not known");
@@ -236,7 +236,7 @@ class FuseTransposesAcrossElementwisePattern final : public RewritePattern {
               link.chain_operands.end()) {
         continue;
       }
-      const std::optional<ir::Shape>& shape = rewriter.shapes().typeOf(*operand).shape();
+      const std::optional<ir::Shape>& shape = rewriter.shapes().inferredTypeOf(*operand).shape();
       if (!shape) return decline(i, "has no known rank");
       if (shape->size() > rank) {
         return decline(i,
@@ -307,7 +307,7 @@ class MergeOperandTransposes final : public RewritePattern {
     std::optional<std::vector<int64_t>> perm;
     for (const ir::Node* transpose : transposes) {
       std::optional<int64_t> rank = rankFromPerm(*transpose);
-      if (!rank) rank = rewriter.shapes().rankOf(*transpose->input(0));
+      if (!rank) rank = rewriter.shapes().inferredTypeOf(*transpose->input(0)).rank();
       absl::StatusOr<std::optional<std::vector<int64_t>>> its_perm =
           readTransposePerm(*transpose, rank);
       if (!its_perm.ok()) return rewriter.emitError(*transpose, its_perm.status());

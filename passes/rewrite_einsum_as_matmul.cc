@@ -151,8 +151,8 @@ class EinsumAsMatMul final : public RewritePattern {
                             " is not float, double, int32 or int64");
       });
     }
-    const std::optional<ir::Shape>& shape_a = shapes.typeOf(lhs).shape();
-    const std::optional<ir::Shape>& shape_b = shapes.typeOf(rhs).shape();
+    const std::optional<ir::Shape>& shape_a = shapes.inferredTypeOf(lhs).shape();
+    const std::optional<ir::Shape>& shape_b = shapes.inferredTypeOf(rhs).shape();
     // Without "..." a rank is its term's label count; with it, at least that.
     auto fits = [](const std::optional<ir::Shape>& shape, const Term& term) {
       return shape && (term.ellipsis ? shape->size() >= term.labels.size()

@@ -47,16 +47,16 @@ ExpandFacts analyzeExpand(const ir::Node& expand, ShapeOracle& shapes) {
   facts.expand = &expand;
   facts.input = expand.input(0);
   facts.target = expand.input(1);
-  facts.input_shape = shapes.typeOf(*facts.input).shape();
+  facts.input_shape = shapes.inferredTypeOf(*facts.input).shape();
   facts.target_shape_of = shapeOfSource(facts.target);
-  absl::StatusOr<std::optional<ShapeValue>> target = shapes.shapeValueOf(*facts.target);
+  absl::StatusOr<std::optional<ShapeValue>> target = shapes.inferredShapeValueOf(*facts.target);
   if (!target.ok()) {
     facts.error = target.status();
     return facts;
   }
   // E's declared (or inferred) shape, asked only when needed: it may run shape inference.
   auto declared = [&]() -> const std::optional<ir::Shape>& {
-    return shapes.typeOf(*expand.output(0)).shape();
+    return shapes.inferredTypeOf(*expand.output(0)).shape();
   };
   // The target's dims; without them, or without X's rank (a target 1 may then be any of X's
   // dims), as many unknown dims as E's rank.

@@ -234,7 +234,7 @@ std::vector<onnx::ValueInfoProto> shapeHints(ir::Model& model) {
   for (const ir::Node& node : model.graph()) {
     for (const ir::Value* output : node.outputs()) {
       if (output == nullptr || output->type().shape()) continue;
-      const ir::Type& type = shapes.typeOf(*output);
+      const ir::Type& type = shapes.inferredTypeOf(*output);
       if (type.elemType() == 0 || !type.shape()) continue;
       onnx::ValueInfoProto& hint = hints.emplace_back();
       hint.set_name(output->name());
