@@ -242,7 +242,7 @@ class FuseMatMulAdd final : public RewritePattern {
     // same in a valid model; the result's costs a shape rule).
     int32_t elem_type = 0;
     for (const ir::Value* v : {&a, &b, &bias, &product}) {
-      elem_type = shapes.elemTypeOf(*v);
+      elem_type = shapes.inferredTypeOf(*v).elemType();
       if (elem_type != 0) break;
     }
     if (!isGemmFloatType(elem_type, opset)) {

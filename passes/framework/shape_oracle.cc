@@ -529,20 +529,22 @@ std::optional<ir::Type> correctedDeclaration(const ir::Type& declared, const ir:
 
 void ShapeOracle::switchToGraph(const ir::Graph& graph) {
   last_graph_ = &graph;
-  last_answers_ = &known_by_graph_[&graph];
+  last_answers_ = &answers_by_graph_[&graph];
 }
 
 std::optional<int64_t> ShapeOracle::rankOf(const ir::Value& value) { return typeOf(value).rank(); }
 
 bool ShapeOracle::dropAnswers(const ir::Value& value) {
-  std::vector<const Type*>& answers = answersIn(*value.graph());
-  bool had = false;
-  if (value.ordinal() < answers.size() && answers[value.ordinal()] != nullptr) {
-    answers[value.ordinal()] = nullptr;
-    had = true;
-  }
+  GraphAnswers& answers = answersIn(*value.graph());
+  auto drop = [&value](auto& slots) {
+    if (value.ordinal() >= slots.size() || slots[value.ordinal()] == nullptr) return false;
+    slots[value.ordinal()] = nullptr;
+    return true;
+  };
+  const bool had_type = drop(answers.typed);
+  const bool had_inferred = drop(answers.inferred);
   claimed_.erase(&value);
-  return inferred_.erase(&value) > 0 || had;
+  return had_type || had_inferred;
 }
 
 absl::Span<ir::Node* const> ShapeOracle::forget(const ir::Node& node) {
@@ -639,7 +641,7 @@ const Type& ShapeOracle::resolve(const ir::Value& value) {
 
 const Type& ShapeOracle::remember(const ir::Value& value, Type type) {
   const Type* answer = answers_.create(std::move(type));
-  std::vector<const Type*>& answers = answersIn(*value.graph());
+  std::vector<const Type*>& answers = answersIn(*value.graph()).typed;
   if (value.ordinal() >= answers.size()) answers.resize(value.graph()->valueOrdinalBound());
   answers[value.ordinal()] = answer;
   return *answer;
@@ -659,9 +661,17 @@ namespace {
 // with an open end and a negative step (sliceRange: to the first element in ONNX Runtime's
 // kernel, nothing in libonnx).
 bool libonnxSizeDiffersFromOrt(const ir::Node& node, ShapeOracle& shapes) {
-  const std::string& op = node.opType();
-  if (op == "STFT") return true;
-  if (op == "Slice") {
+  // Compared as interned names: this runs for every value inferredTypeOf() answers.
+  static const ir::OpName* const kStft = &ir::OpName::of("STFT");
+  static const ir::OpName* const kSlice = &ir::OpName::of("Slice");
+  static const ir::OpName* const kSqueeze = &ir::OpName::of("Squeeze");
+  static const ir::OpName* const kConvTranspose = &ir::OpName::of("ConvTranspose");
+  static const ir::OpName* const kPools[] = {&ir::OpName::of("MaxPool"),
+                                             &ir::OpName::of("AveragePool"),
+                                             &ir::OpName::of("LpPool")};
+  const ir::OpName* op = &node.op();
+  if (op == kStft) return true;
+  if (op == kSlice) {
     if (node.numInputs() < 5 || node.input(2) == nullptr || node.input(4) == nullptr) return false;
     const std::optional<std::vector<int64_t>> ends = shapes.constantInts(*node.input(2));
     const std::optional<std::vector<int64_t>> steps = shapes.constantInts(*node.input(4));
@@ -671,16 +681,18 @@ bool libonnxSizeDiffersFromOrt(const ir::Node& node, ShapeOracle& shapes) {
     }
     return false;
   }
-  if (op == "Squeeze") {
+  if (op == kSqueeze) {
     if (const ir::Attribute* axes = node.attr("axes")) return axes->ints().empty();
     if (node.numInputs() < 2 || node.input(1) == nullptr) return false;
     const std::optional<std::vector<int64_t>> axes = shapes.constantInts(*node.input(1));
     return !axes || axes->empty();
   }
+  const bool pool = std::find(std::begin(kPools), std::end(kPools), op) != std::end(kPools);
+  if (!pool && op != kConvTranspose) return false;
   const ir::Attribute* auto_pad = node.attr("auto_pad");
   const bool same = auto_pad != nullptr && (auto_pad->kind() != onnx::AttributeProto::STRING ||
                                             (auto_pad->s() != "NOTSET" && auto_pad->s() != "VALID"));
-  if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") {
+  if (pool) {
     const ir::Attribute* ceil_mode = node.attr("ceil_mode");
     if (ceil_mode != nullptr && (ceil_mode->kind() != onnx::AttributeProto::INT || ceil_mode->i() != 0)) {
       return true;
@@ -690,7 +702,7 @@ bool libonnxSizeDiffersFromOrt(const ir::Node& node, ShapeOracle& shapes) {
     if (dilations->kind() != onnx::AttributeProto::INTS) return true;
     return std::any_of(dilations->ints().begin(), dilations->ints().end(), [](int64_t d) { return d != 1; });
   }
-  if (op == "ConvTranspose") return same && node.attr("output_padding") != nullptr;
+  if (op == kConvTranspose) return same && node.attr("output_padding") != nullptr;
   return false;
 }
 
@@ -1489,14 +1501,14 @@ const ShapeOracle::Inferred& ShapeOracle::resolveInferred(const ir::Value& value
   absl::InlinedVector<const ir::Value*, 8> pending = {&value};
   while (!pending.empty()) {
     const ir::Value* current = pending.back();
-    if (inferred_.contains(current)) {
+    if (knownInferred(*current) != nullptr) {
       pending.pop_back();
       continue;
     }
     bool ready = true;
     if (const ir::Node* producer = current->producer()) {
       forEachSource(*producer, [&](const ir::Value& source) {
-        if (!inferred_.contains(&source)) {
+        if (knownInferred(source) == nullptr) {
           pending.push_back(&source);
           ready = false;
         }
@@ -1505,13 +1517,15 @@ const ShapeOracle::Inferred& ShapeOracle::resolveInferred(const ir::Value& value
     if (!ready) continue;
     pending.pop_back();
     Inferred answer = inferFromInputs(*current);
-    if (!inferred_.contains(current)) recordInferred(*current, std::move(answer));
+    if (knownInferred(*current) == nullptr) recordInferred(*current, std::move(answer));
   }
-  return inferred_.at(&value);
+  return *knownInferred(value);
 }
 
 void ShapeOracle::recordInferred(const ir::Value& value, Inferred answer) {
-  inferred_.insert_or_assign(&value, std::move(answer));
+  std::vector<const Inferred*>& answers = answersIn(*value.graph()).inferred;
+  if (value.ordinal() >= answers.size()) answers.resize(value.graph()->valueOrdinalBound());
+  answers[value.ordinal()] = inferred_answers_.create(std::move(answer));
   if (induction_depth_ > 0) made_under_assumption_.push_back(&value);
 }
 
@@ -1575,7 +1589,8 @@ std::optional<Type> ShapeOracle::loopCarriedType(const ir::Value& input) {
       return assumed;
     }
     for (size_t i = first_made; i < made_under_assumption_.size(); ++i) {
-      inferred_.erase(made_under_assumption_[i]);
+      const ir::Value& made = *made_under_assumption_[i];
+      answersIn(*made.graph()).inferred[made.ordinal()] = nullptr;
     }
     made_under_assumption_.resize(first_made);
     assumed = mergeBranchTypes(assumed, returned);
@@ -1607,7 +1622,7 @@ ShapeOracle::Inferred ShapeOracle::inferFromInputs(const ir::Value& value) {
   if (!producer->op().domain().empty() || hasSubgraphs(*producer)) return {Type(), false};
   bool trusted = libonnxKnows(*producer, *this);
   for (const ir::Value* input : producer->inputs()) {
-    if (input && !inferred_.at(input).onnx_trusted) trusted = false;
+    if (input && !knownInferred(*input)->onnx_trusted) trusted = false;
   }
   Type type = applyLocalRule(*producer, value.producerOutputIndex(), /*inferred_only=*/true);
   if (trusted && !fullyKnown(type)) {

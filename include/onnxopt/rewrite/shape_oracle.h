@@ -108,20 +108,30 @@ class ONNXOPT_API ShapeOracle {
   // A Loop's output: a carried value's last value is of the type loopCarriedType() proves.
   ir::Type loopOutputType(const ir::Node& loop, size_t output_index);
 
-  // The answer about `value`, null when there is none yet. Inline: typeOf() asks it several
-  // times per question.
-  const ir::Type* known(const ir::Value& value) {
-    const std::vector<const ir::Type*>& answers = answersIn(*value.graph());
+  // The answers about one graph's values, indexed by Value::ordinal(): a pass asks about most
+  // values it meets, and an array read costs less than hashing a pointer.
+  struct GraphAnswers {
+    std::vector<const ir::Type*> typed;        // typeOf()'s
+    std::vector<const Inferred*> inferred;     // inferredTypeOf()'s
+  };
+  template <typename T>
+  static T* answerAt(const std::vector<T*>& answers, const ir::Value& value) {
     return value.ordinal() < answers.size() ? answers[value.ordinal()] : nullptr;
   }
-  // Answers live in `answers_` (a pool: references stay valid as it grows), indexed per graph
-  // by Value::ordinal(): a pass asks about most values it meets, and an array read costs less
-  // than hashing a pointer. A forgotten answer stays in the pool, unreachable, until the oracle
-  // goes.
+  // typeOf()'s answer about `value`, null when there is none yet. Inline: typeOf() asks it
+  // several times per question.
+  const ir::Type* known(const ir::Value& value) {
+    return answerAt(answersIn(*value.graph()).typed, value);
+  }
+  const Inferred* knownInferred(const ir::Value& value) {
+    return answerAt(answersIn(*value.graph()).inferred, value);
+  }
+  // Answers live in pools (references stay valid as they grow). A forgotten answer stays in its
+  // pool, unreachable, until the oracle goes.
   const ir::Type& remember(const ir::Value& value, ir::Type type);
   // Drops every answer about `value`; whether there was one.
   bool dropAnswers(const ir::Value& value);
-  std::vector<const ir::Type*>& answersIn(const ir::Graph& graph) {
+  GraphAnswers& answersIn(const ir::Graph& graph) {
     if (&graph != last_graph_) switchToGraph(graph);
     return *last_answers_;
   }
@@ -131,12 +141,12 @@ class ONNXOPT_API ShapeOracle {
   // Chunks of many answers: a pass makes thousands, and a deque's 512-byte blocks cost a malloc
   // per five.
   ir::detail::ObjectPool<ir::Type> answers_;
-  absl::flat_hash_map<const ir::Graph*, std::vector<const ir::Type*>> known_by_graph_;
+  ir::detail::ObjectPool<Inferred> inferred_answers_;
+  absl::flat_hash_map<const ir::Graph*, GraphAnswers> answers_by_graph_;
   // The last graph asked about: almost every question is about the same graph as the one before.
   const ir::Graph* last_graph_ = nullptr;
-  std::vector<const ir::Type*>* last_answers_ = nullptr;
+  GraphAnswers* last_answers_ = nullptr;
   absl::flat_hash_map<const ir::Value*, ir::Type> onnx_inferred_;
-  absl::node_hash_map<const ir::Value*, Inferred> inferred_;
   // While loopCarriedType() checks an assumption (depth > 0), the values answered under it, to
   // be dropped if it fails.
   int induction_depth_ = 0;
