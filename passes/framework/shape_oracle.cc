@@ -339,6 +339,9 @@ bool isIf(const ir::Node& node) { return node.opType() == "If" && node.op().doma
 bool isLoop(const ir::Node& node) {
   return node.opType() == "Loop" && node.op().domain().empty();
 }
+bool isScan(const ir::Node& node) {
+  return node.opType() == "Scan" && node.op().domain().empty();
+}
 
 // An If's then and else branches; null for one that is missing or not a single graph.
 // The node's graph attribute `name`; null when it has none.
@@ -1543,35 +1546,66 @@ bool keeps(const Type& assumed, const Type& next) {
   }
   return true;
 }
+
+// Where a Loop's or Scan's carried values sit, the k-th at body input first_body_input + k,
+// owner operand first_operand + k (its initial value), body output first_next + k (its next
+// value) and owner output k (its last value).
+struct CarriedLayout {
+  size_t first_body_input = 0;
+  size_t first_operand = 0;
+  size_t first_next = 0;
+  size_t count = 0;
+};
+
+std::optional<CarriedLayout> carriedLayoutOf(const ir::Node& owner, int64_t opset) {
+  if (isLoop(owner)) {
+    // Loop(M, cond, v...): body (iteration, cond, v...) => (cond, v..., scan outputs...).
+    return CarriedLayout{2, 2, 1, owner.numInputs() > 2 ? owner.numInputs() - 2 : 0};
+  }
+  // Scan-8 has a batch axis and sequence lengths: not modelled.
+  if (!isScan(owner) || opset < 9) return std::nullopt;
+  // Scan(states..., scan inputs...): body (states..., slices...) => (states..., scan outputs...).
+  const ir::Attribute* scan_inputs = owner.attr("num_scan_inputs");
+  if (scan_inputs == nullptr || scan_inputs->kind() != onnx::AttributeProto::INT ||
+      scan_inputs->i() < 0 || static_cast<uint64_t>(scan_inputs->i()) > owner.numInputs()) {
+    return std::nullopt;
+  }
+  return CarriedLayout{0, 0, 0, owner.numInputs() - static_cast<size_t>(scan_inputs->i())};
+}
 }  // namespace
 
-Type ShapeOracle::loopOutputType(const ir::Node& loop, size_t output_index) {
-  const ir::Graph* body = graphAttribute(loop, "body");
-  // The first outputs are the carried values' last values: the initial ones when the body never
-  // runs, so of the type that holds in every iteration.
-  const size_t carried = loop.numInputs() > 2 ? loop.numInputs() - 2 : 0;
-  if (body == nullptr || output_index >= carried || output_index + 2 >= body->inputs().size()) {
+Type ShapeOracle::carriedOutputType(const ir::Node& owner, size_t output_index) {
+  const ir::Graph* body = graphAttribute(owner, "body");
+  const std::optional<CarriedLayout> layout = carriedLayoutOf(owner, opsetOf(owner).value_or(0));
+  // A carried value's last value is the initial one when the body never runs, so of the type
+  // that holds in every iteration.
+  if (body == nullptr || !layout || output_index >= layout->count ||
+      layout->first_body_input + output_index >= body->inputs().size()) {
     return Type();
   }
-  const ir::Value* body_input = body->inputs()[output_index + 2];
+  const ir::Value* body_input = body->inputs()[layout->first_body_input + output_index];
   if (body_input == nullptr || body_input->graph() != body) return Type();
   return inferredTypeOf(*body_input);
 }
 
-std::optional<Type> ShapeOracle::loopCarriedType(const ir::Value& input) {
+std::optional<Type> ShapeOracle::bodyInputType(const ir::Value& input) {
   const ir::Graph& body = *input.graph();
-  const ir::Node* loop = body.parentNode();
-  if (loop == nullptr || !isLoop(*loop)) return std::nullopt;
-  // Body inputs: the iteration number, the condition, then the carried values; body outputs: the
-  // condition, then the carried values' next values.
+  const ir::Node* owner = body.parentNode();
+  if (owner == nullptr) return std::nullopt;
+  const int64_t opset = opsetOf(*owner).value_or(0);
+  const std::optional<CarriedLayout> layout = carriedLayoutOf(*owner, opset);
+  if (!layout) return std::nullopt;
   const std::vector<ir::Value*>& inputs = body.inputs();
   const size_t index = std::find(inputs.begin(), inputs.end(), &input) - inputs.begin();
-  if (index < 2 || index >= inputs.size() || index >= loop->numInputs() ||
-      index - 1 >= body.outputs().size()) {
-    return std::nullopt;
+  if (index < layout->first_body_input || index >= inputs.size()) return std::nullopt;
+  const size_t k = index - layout->first_body_input;
+  if (k >= layout->count) {
+    return isScan(*owner) ? scanSliceType(*owner, index, opset) : std::nullopt;
   }
-  const ir::Value* initial = loop->input(index);
-  const ir::Value* next = body.outputs()[index - 1];
+  const size_t operand = layout->first_operand + k, next_index = layout->first_next + k;
+  if (operand >= owner->numInputs() || next_index >= body.outputs().size()) return std::nullopt;
+  const ir::Value* initial = owner->input(operand);
+  const ir::Value* next = body.outputs()[next_index];
   if (initial == nullptr || next == nullptr) return std::nullopt;
   // The first iteration gets the initial value. If the body, given a value of type T, returns
   // one of type T, every iteration gets a value of type T (induction). A carried value that
@@ -1598,6 +1632,30 @@ std::optional<Type> ShapeOracle::loopCarriedType(const ir::Value& input) {
   return std::nullopt;
 }
 
+std::optional<Type> ShapeOracle::scanSliceType(const ir::Node& scan, size_t body_index,
+                                               int64_t opset) {
+  // Body input `body_index` is one slice of Scan operand `body_index` along its scan axis.
+  if (body_index >= scan.numInputs() || scan.input(body_index) == nullptr) return std::nullopt;
+  const size_t states = scan.numInputs() - static_cast<size_t>(scan.attr("num_scan_inputs")->i());
+  int64_t axis = 0;
+  if (const ir::Attribute* axes = scan.attr("scan_input_axes")) {
+    if (axes->kind() != onnx::AttributeProto::INTS ||
+        static_cast<size_t>(axes->ints().size()) != scan.numInputs() - states) {
+      return std::nullopt;
+    }
+    axis = axes->ints()[static_cast<int>(body_index - states)];
+  }
+  const Type& sequence = inferredTypeOf(*scan.input(body_index));
+  if (!sequence.shape()) return Type::tensor(sequence.elemType());
+  const int64_t rank = static_cast<int64_t>(sequence.shape()->size());
+  // Negative axes count from the back from Scan-11.
+  if (axis < 0 && opset >= 11) axis += rank;
+  if (axis < 0 || axis >= rank) return std::nullopt;
+  Shape slice = *sequence.shape();
+  slice.erase(slice.begin() + axis);
+  return Type::tensor(sequence.elemType(), std::move(slice));
+}
+
 ShapeOracle::Inferred ShapeOracle::inferFromInputs(const ir::Value& value) {
   const ir::Node* producer = value.producer();
   if (producer == nullptr) {
@@ -1612,13 +1670,17 @@ ShapeOracle::Inferred ShapeOracle::inferFromInputs(const ir::Value& value) {
         value.inputInfo()->has_type()) {
       return {Type::fromProto(value.inputInfo()->type()), true};
     }
-    if (std::optional<Type> carried = loopCarriedType(value)) return {std::move(*carried), false};
+    if (std::optional<Type> every_iteration = bodyInputType(value)) {
+      return {std::move(*every_iteration), false};
+    }
     return {Type::tensor(value.type().elemType()), false};
   }
   if (isIf(*producer)) {
     return {applyLocalRule(*producer, value.producerOutputIndex(), /*inferred_only=*/true), false};
   }
-  if (isLoop(*producer)) return {loopOutputType(*producer, value.producerOutputIndex()), false};
+  if (isLoop(*producer) || isScan(*producer)) {
+    return {carriedOutputType(*producer, value.producerOutputIndex()), false};
+  }
   if (!producer->op().domain().empty() || hasSubgraphs(*producer)) return {Type(), false};
   bool trusted = libonnxKnows(*producer, *this);
   for (const ir::Value* input : producer->inputs()) {

@@ -832,6 +832,32 @@ g (int64 M, float[N,4] X) => (float[?,?] Kept, float[?,?] Grown) {
   EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("Grown")), some_by_4);
 }
 
+// A Scan body's states are proved as a Loop's carried values; its other inputs are one slice of
+// each scanned operand, without the scan axis (negative from Scan-11); the final states are of
+// the states' type, the scan outputs unknown.
+TEST(ShapeRulesTest, AScanBodySeesItsStatesAndSlices) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 16]>
+g (float[N,4] S0, float[T,N,3] Seq, float[N,T,5] Seq2) => (float[?,?] Final, float[?,?,?] Out) {
+  Final, Out = Scan(S0, Seq, Seq2) <num_scan_inputs = 2, scan_input_axes = [0, -2],
+      body = b (float[9,4] s, float[7,3] x, float[7,5] y) => (float[9,4] s_out, float[7,3] o) {
+    s_out = Relu(s)
+    o = Neg(x)
+  }>
+}
+)");
+  ASSERT_NE(model, nullptr);
+  const ir::Graph& graph = model->graph();
+  const ir::Graph& body = *graph.findValue("Final")->producer()->attr("body")->graphs()[0];
+  ShapeOracle oracle(*model);
+  const auto f32 = [](ir::Shape dims) { return ir::Type::tensor(onnx::TensorProto::FLOAT, dims); };
+  EXPECT_EQ(oracle.inferredTypeOf(*body.inputs()[0]), f32(shape({s("N"), k(4)})));
+  EXPECT_EQ(oracle.inferredTypeOf(*body.inputs()[1]), f32(shape({s("N"), k(3)})));
+  EXPECT_EQ(oracle.inferredTypeOf(*body.inputs()[2]), f32(shape({s("N"), k(5)})));
+  EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("Final")), f32(shape({s("N"), k(4)})));
+  EXPECT_FALSE(oracle.inferredTypeOf(*graph.findValue("Out")).shape());
+}
+
 // A change in a branch may let the oracle know more about the If: forget() reaches it.
 TEST(ShapeOracleTest, ForgetReachesTheIfWhoseBranchChanged) {
   auto model = parseModel(R"(

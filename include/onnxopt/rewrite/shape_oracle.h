@@ -102,11 +102,14 @@ class ONNXOPT_API ShapeOracle {
   const Inferred& resolveInferred(const ir::Value& value);
   Inferred inferFromInputs(const ir::Value& value);
   void recordInferred(const ir::Value& value, Inferred answer);
-  // The type of a Loop body's carried input that holds in every iteration, proved by induction
-  // from the Loop's initial value; nullopt for other values or when the body changes it.
-  std::optional<ir::Type> loopCarriedType(const ir::Value& input);
-  // A Loop's output: a carried value's last value is of the type loopCarriedType() proves.
-  ir::Type loopOutputType(const ir::Node& loop, size_t output_index);
+  // The type of a Loop's or Scan's body input that holds in every iteration: a carried value's,
+  // proved by induction from its initial value, or a Scan input's slice; nullopt for other values
+  // and when the body changes a carried value's rank.
+  std::optional<ir::Type> bodyInputType(const ir::Value& input);
+  std::optional<ir::Type> scanSliceType(const ir::Node& scan, size_t body_index, int64_t opset);
+  // A Loop's or Scan's output: a carried value's last value is of the type bodyInputType()
+  // proves; scan outputs are unknown.
+  ir::Type carriedOutputType(const ir::Node& owner, size_t output_index);
 
   // The answers about one graph's values, indexed by Value::ordinal(): a pass asks about most
   // values it meets, and an array read costs less than hashing a pointer.
@@ -147,7 +150,7 @@ class ONNXOPT_API ShapeOracle {
   const ir::Graph* last_graph_ = nullptr;
   GraphAnswers* last_answers_ = nullptr;
   absl::flat_hash_map<const ir::Value*, ir::Type> onnx_inferred_;
-  // While loopCarriedType() checks an assumption (depth > 0), the values answered under it, to
+  // While bodyInputType() checks an assumption (depth > 0), the values answered under it, to
   // be dropped if it fails.
   int induction_depth_ = 0;
   std::vector<const ir::Value*> made_under_assumption_;
