@@ -157,7 +157,7 @@ class ChainMatcher {
   // broadcast the result bigger than x (a one-element constant of a rank above x's would).
   bool finish(const ir::Value& x, absl::Span<const int32_t> allowed, absl::string_view fused_op) {
     ShapeOracle& shapes = rewriter_.shapes();
-    const ir::Type& x_type = shapes.typeOf(x);
+    const ir::Type& x_type = shapes.inferredTypeOf(x);
     elem_type_ = x_type.elemType();
     for (const ConstantUse& constant : constants_) {
       if (!constant.same_type_as_input) continue;

@@ -154,7 +154,7 @@ inline std::optional<size_t> constantOperand(const ir::Node& node) {
 // when `root` does not end a normalization.
 inline Verdict readTail(const ir::Node& root, bool allow_bias, ShapeOracle& shapes, Tail* tail, Core* core) {
   const int64_t max_rank =
-      root.output(0) != nullptr ? shapes.rankOf(*root.output(0)).value_or(0) : 0;
+      root.output(0) != nullptr ? shapes.inferredTypeOf(*root.output(0)).rank().value_or(0) : 0;
   *tail = Tail();
   tail->root = &root;
   const ir::Node* cur = &root;

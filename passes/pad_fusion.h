@@ -84,7 +84,7 @@ inline LogicalResult readSpatialZeroPad(const ir::Node& root, const ir::Node& pa
 
   int64_t rank = 0;
   if (axes) {
-    const std::optional<int64_t> data_rank = rewriter.shapes().rankOf(*pad.input(0));
+    const std::optional<int64_t> data_rank = rewriter.shapes().inferredTypeOf(*pad.input(0)).rank();
     if (!data_rank) return decline("it has axes and the data's rank is not known");
     rank = *data_rank;
   } else {
