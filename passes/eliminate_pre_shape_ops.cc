@@ -20,7 +20,10 @@ bool isShapeOrSize(const ir::Node* node) {
 }
 
 // Whether only Shape and Size nodes, and `passed` (a node below that goes), read `node`'s
-// outputs: it goes once those read what it reads.
+// outputs: it goes once those read what it reads. A Shape or Size moves up only past such
+// nodes, so that every node passed goes: going past one something else reads would take none
+// of them away and give the value above one more reader, and a fusion that wants that value to
+// itself (BatchNormalization into the Conv before it) would then decline.
 bool onlyShapesRead(const ir::Node& node, const ir::Node* passed) {
   for (const ir::Value* output : node.outputs()) {
     if (output == nullptr) continue;
@@ -33,27 +36,6 @@ bool onlyShapesRead(const ir::Node& node, const ir::Node* passed) {
   return true;
 }
 
-// The value a Shape or Size of `operand` reads instead: up through the producers that keep their
-// input's shape and that only Shape and Size nodes (and the producer below) read, so that every
-// node passed goes. The walk stops at a node something else reads: going past it would take none
-// of those nodes away and would give the value above one more reader, and a fusion that wants
-// that value to itself (BatchNormalization into the Conv before it) would then decline. Null past
-// kMaxShapeKeepingChain such producers.
-ir::Value* dyingChainTop(ir::Value& operand) {
-  ir::Value* top = &operand;
-  const ir::Node* passed = nullptr;
-  for (int steps = 0;; ++steps) {
-    const ir::Node* producer = top->producer();
-    if (producer == nullptr || top->producerOutputIndex() != 0 || producer->input(0) == nullptr ||
-        !keepsInputShape(*producer) || !onlyShapesRead(*producer, passed)) {
-      return top;
-    }
-    if (steps == kMaxShapeKeepingChain) return nullptr;
-    passed = producer;
-    top = producer->input(0);
-  }
-}
-
 class ReadShapeOfInput final : public RewritePattern {
  public:
   explicit ReadShapeOfInput(const std::string& op_type)
@@ -63,7 +45,7 @@ class ReadShapeOfInput final : public RewritePattern {
     ir::Value* operand = node.input(0);
     if (operand == nullptr) return failure();
     // The top of a chain (Shape(Relu(Cast(X))) reads X), in one rewrite.
-    ir::Value* source = dyingChainTop(*operand);
+    ir::Value* source = shapeSourceOf(*operand, onlyShapesRead);
     if (source == operand) return failure();
     if (source == nullptr) {
       return rewriter.notifyMatchFailure(node, [] {

@@ -415,23 +415,35 @@ bool keepsInputShape(const ir::Node& node) {
 namespace {
 
 template <typename V>  // ir::Value or const ir::Value
-V* climbToShapeSource(V& value) {
+V* climbToShapeSource(V& value, absl::FunctionRef<bool(const ir::Node&, const ir::Node*)> may_pass) {
   V* source = &value;
+  const ir::Node* below = nullptr;
   for (int steps = 0;; ++steps) {
     const ir::Node* producer = source->producer();
     if (producer == nullptr || source->producerOutputIndex() != 0 ||
-        producer->input(0) == nullptr || !keepsInputShape(*producer)) {
+        producer->input(0) == nullptr || !keepsInputShape(*producer) ||
+        !may_pass(*producer, below)) {
       return source;
     }
     if (steps == kMaxShapeKeepingChain) return nullptr;
+    below = producer;
     source = producer->input(0);
   }
 }
 
+bool anyProducer(const ir::Node&, const ir::Node*) { return true; }
+
 }  // namespace
 
-ir::Value* shapeSourceOf(ir::Value& value) { return climbToShapeSource(value); }
-const ir::Value* shapeSourceOf(const ir::Value& value) { return climbToShapeSource(value); }
+ir::Value* shapeSourceOf(ir::Value& value) { return climbToShapeSource(value, anyProducer); }
+const ir::Value* shapeSourceOf(const ir::Value& value) {
+  return climbToShapeSource(value, anyProducer);
+}
+ir::Value* shapeSourceOf(
+    ir::Value& value,
+    absl::FunctionRef<bool(const ir::Node& producer, const ir::Node* below)> may_pass) {
+  return climbToShapeSource(value, may_pass);
+}
 
 bool sameShapeByDefinition(const ir::Value* a, const ir::Value* b) {
   if (a == nullptr || b == nullptr) return false;

@@ -8,7 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/container/node_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "onnxopt/export.h"
@@ -207,6 +207,11 @@ ONNXOPT_API bool keepsInputShape(const ir::Node& node);
 constexpr int kMaxShapeKeepingChain = 16;
 ONNXOPT_API ir::Value* shapeSourceOf(ir::Value& value);
 ONNXOPT_API const ir::Value* shapeSourceOf(const ir::Value& value);
+// shapeSourceOf() that climbs only past the producers `may_pass` accepts, given the producer
+// and the one passed just below it (null for the first).
+ONNXOPT_API ir::Value* shapeSourceOf(
+    ir::Value& value,
+    absl::FunctionRef<bool(const ir::Node& producer, const ir::Node* below)> may_pass);
 
 // Whether `a` and `b` have the same shape by definition: the same value, or values with the
 // same shapeSourceOf (Relu(X) and Cast(X) have X's shape, whatever X's dims are).
