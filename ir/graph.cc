@@ -202,6 +202,23 @@ void Graph::addOutput(Value* value) {
   setOutput(outputs_.size() - 1, value);
 }
 
+void Graph::setInputType(Value* input, const Type& type) {
+  if (input == nullptr || input->graph_ != this || !input->input_info_) return;
+  noteModified();
+  type.writeTo(input->input_info_->mutable_type());
+}
+
+Type Graph::outputType(size_t i) const {
+  if (i >= output_infos_.size() || !output_infos_[i]->has_type()) return Type();
+  return Type::fromProto(output_infos_[i]->type());
+}
+
+void Graph::setOutputType(size_t i, const Type& type) {
+  if (i >= output_infos_.size()) return;
+  noteModified();
+  type.writeTo(output_infos_[i]->mutable_type());
+}
+
 void Graph::setOutput(size_t i, Value* value) {
   if (outputs_[i] == value) return;
   noteModified();

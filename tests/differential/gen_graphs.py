@@ -2379,6 +2379,24 @@ class Graph:
         if sized:
             self.motifs.append('stale_value_info')
 
+    def make_carried_declarations_stale(self, model):
+        """The declared carried input of each Loop body of the main graph (and the next value
+        the body returns) gets dim 0 one larger where it has a size: ONNX Runtime runs such a
+        model, warning that the shapes differ, so what the passes prove about a carried value
+        must come from the Loop's initial value, not from the body's declarations."""
+        stale = False
+        for node in model.graph.node:
+            if node.op_type != 'Loop':
+                continue
+            body = next(a.g for a in node.attribute if a.name == 'body')
+            for info in (body.input[2], body.output[1]):
+                dims = info.type.tensor_type.shape.dim
+                if dims and dims[0].HasField('dim_value'):
+                    dims[0].dim_value += 1
+                    stale = True
+        if stale:
+            self.motifs.append('stale_carried_value')
+
     def build(self, first):
         """The model: motif `first` (a FAMILIES or BODY_FAMILIES name), then 1 to 3 more."""
         m = self.pick(['N', 'N', 1, 2, 3])
@@ -2400,6 +2418,8 @@ class Graph:
             model = shape_inference.infer_shapes(model, strict_mode=True)
             if self.chance(0.3):
                 self.make_declarations_stale(model)
+        if 'loop' in self.motifs and self.chance(0.3):
+            self.make_carried_declarations_stale(model)
         if self.opset > NEWEST_CHECKED_OPSET:
             model.opset_import[0].version = self.opset
             model.ir_version = IR_VERSION[self.opset]

@@ -126,7 +126,7 @@ async function main() {
       jobs.push({
         id: jobs.length, name: what, original: path.join(o.models, n), optimized: r.out,
         seed: o.seed, runs: RUNS, dimSizes: manifest[n].dims,
-        staleDeclarations: manifest[n].motifs.includes('stale_value_info'),
+        staleDeclarations: ['stale_value_info', 'stale_carried_value'].some((m) => manifest[n].motifs.includes(m)),
       });
     }
   }

@@ -342,6 +342,11 @@ class ONNXOPT_API Graph {
   void removeInputs(absl::Span<Value* const> values);
   void addOutput(Value* value);
   void setOutput(size_t i, Value* value);
+  // The declared types of input `input` (a graph input of this graph) and of output `i`; for a
+  // subgraph, whose declarations are not the model's interface.
+  void setInputType(Value* input, const Type& type);
+  Type outputType(size_t i) const;
+  void setOutputType(size_t i, const Type& type);
 
   // Initializers (and sparse initializers) in model order.
   std::vector<Value*> initializers() const;
