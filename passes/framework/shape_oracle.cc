@@ -1545,13 +1545,14 @@ void ShapeOracle::recordInferred(const ir::Value& value, Inferred answer) {
 }
 
 namespace {
-// Whether a value of type `next` is also of type `assumed`: the same element type and rank, and
-// every dim `assumed` knows (a size or a symbol) the same in `next`.
+// Whether a value of type `next` is also of type `assumed`: no other element type, and where
+// `assumed` has a shape, the same rank and every dim it knows (a size or a symbol) the same.
 bool keeps(const Type& assumed, const Type& next) {
-  if (!assumed.shape() || !next.shape() || assumed.shape()->size() != next.shape()->size()) {
+  if (assumed.elemType() != 0 && next.elemType() != 0 && assumed.elemType() != next.elemType()) {
     return false;
   }
-  if (assumed.elemType() != 0 && assumed.elemType() != next.elemType()) return false;
+  if (!assumed.shape()) return true;
+  if (!next.shape() || assumed.shape()->size() != next.shape()->size()) return false;
   for (size_t i = 0; i < assumed.shape()->size(); ++i) {
     const Dim& dim = (*assumed.shape())[i];
     if (!dim.isUnknown() && !dim.provablyEquals((*next.shape())[i])) return false;
@@ -1614,34 +1615,65 @@ std::optional<Type> ShapeOracle::bodyInputType(const ir::Value& input) {
   if (k >= layout->count) {
     return isScan(*owner) ? scanSliceType(*owner, index, opset) : std::nullopt;
   }
-  const size_t operand = layout->first_operand + k, next_index = layout->first_next + k;
-  if (operand >= owner->numInputs() || next_index >= body.outputs().size()) return std::nullopt;
-  const ir::Value* initial = owner->input(operand);
-  const ir::Value* next = body.outputs()[next_index];
-  if (initial == nullptr || next == nullptr) return std::nullopt;
-  // The first iteration gets the initial value. If the body, given a value of type T, returns
-  // one of type T, every iteration gets a value of type T (induction). A carried value that
-  // changes a dim every iteration may still keep its rank: the second guess is what the initial
-  // value and the first next value agree on.
-  Type assumed = inferredTypeOf(*initial);
-  for (int attempt = 0; attempt < 2 && assumed.shape(); ++attempt) {
+  proveCarriedTypes(*owner, body);
+  const Inferred* proven = knownInferred(input);
+  return proven != nullptr ? std::optional<Type>(proven->type) : std::nullopt;
+}
+
+void ShapeOracle::proveCarriedTypes(const ir::Node& owner, const ir::Graph& body) {
+  const CarriedLayout layout =
+      carriedLayoutOf(owner, opsetOf(owner).value_or(0)).value_or(CarriedLayout());
+  struct Carried {
+    const ir::Value* input;
+    const ir::Value* next;  // null when the node or its body is malformed
+    Type assumed;
+  };
+  std::vector<Carried> carried;
+  for (size_t k = 0; k < layout.count && layout.first_body_input + k < body.inputs().size(); ++k) {
+    const ir::Value* input = body.inputs()[layout.first_body_input + k];
+    const size_t operand = layout.first_operand + k, next = layout.first_next + k;
+    const ir::Value* initial = operand < owner.numInputs() ? owner.input(operand) : nullptr;
+    const bool formed = initial != nullptr && next < body.outputs().size() &&
+                        body.outputs()[next] != nullptr;
+    carried.push_back({input, formed ? body.outputs()[next] : nullptr,
+                       formed ? inferredTypeOf(*initial) : Type::tensor(input->type().elemType())});
+  }
+  // The first iteration gets the initial values. If the body, given values of types T, returns
+  // values of types T, every iteration gets values of types T (induction). All carried values
+  // are assumed at once, since each next value may read any of them; a value the body changes
+  // is widened to what its initial and next values agree on, and the body checked again. The
+  // rounds are few, and an assumption is not made inside two others (nested bodies): the cost
+  // stays a few walks of the body.
+  constexpr int kRounds = 3;
+  const bool may_assume = induction_depth_ < 2;
+  for (int round = 0; may_assume && round < kRounds; ++round) {
     const size_t first_made = made_under_assumption_.size();
     ++induction_depth_;
-    recordInferred(input, {assumed, false});
-    const Type returned = inferredTypeOf(*next);
+    for (const Carried& value : carried) recordInferred(*value.input, {value.assumed, false});
+    bool all_kept = true;
+    for (Carried& value : carried) {
+      if (value.next == nullptr) continue;
+      const Type returned = inferredTypeOf(*value.next);
+      if (keeps(value.assumed, returned)) continue;
+      all_kept = false;
+      value.assumed = mergeBranchTypes(value.assumed, returned);
+      if (!value.assumed.shape()) value.assumed = Type::tensor(value.input->type().elemType());
+    }
     --induction_depth_;
-    if (keeps(assumed, returned)) {
+    if (all_kept) {
       if (induction_depth_ == 0) made_under_assumption_.clear();
-      return assumed;
+      return;
     }
     for (size_t i = first_made; i < made_under_assumption_.size(); ++i) {
       const ir::Value& made = *made_under_assumption_[i];
       answersIn(*made.graph()).inferred[made.ordinal()] = nullptr;
     }
     made_under_assumption_.resize(first_made);
-    assumed = mergeBranchTypes(assumed, returned);
   }
-  return std::nullopt;
+  // Unproven: their element types alone, which ONNX Runtime checks.
+  for (const Carried& value : carried) {
+    recordInferred(*value.input, {Type::tensor(value.input->type().elemType()), false});
+  }
 }
 
 std::optional<Type> ShapeOracle::scanSliceType(const ir::Node& scan, size_t body_index,

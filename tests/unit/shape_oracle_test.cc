@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_join.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnxopt/ir/serialization.h"
@@ -830,6 +831,37 @@ g (int64 M, float[N,4] X) => (float[?,?] Kept, float[?,?] Grown) {
   EXPECT_EQ(oracle.inferredTypeOf(*body.inputs()[3]), some_by_4);
   EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("Kept")), n_by_4);
   EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("Grown")), some_by_4);
+}
+
+// Forty carried values, each growing by the next one every iteration: proved all at once, in
+// a few walks of the body (one at a time, each failed assumption redid the others': 2^40).
+TEST(ShapeRulesTest, ManyCarriedValuesAreProvedTogether) {
+  constexpr int kCarried = 40;
+  std::string inputs, outputs, operands, results, nodes;
+  for (int k = 0; k < kCarried; ++k) {
+    absl::StrAppend(&inputs, ", float[2,2] v", k);
+    absl::StrAppend(&outputs, ", float[2,2] n", k);
+    absl::StrAppend(&operands, ", X");
+    absl::StrAppend(&results, k == 0 ? "" : ", ", "Y", k);
+    absl::StrAppend(&nodes, "n", k, " = Concat<axis = 0>(v", k, ", v", (k + 1) % kCarried, ")\n");
+  }
+  auto model = parseModel(absl::StrCat(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (int64 M, float[2,2] X) => ()", absl::StrReplaceAll(results, {{"Y", "float[?,?] Y"}}), R"() {
+  )", results, " = Loop(M, ", operands, R"() <body = b (int64 i, bool c)", inputs,
+                                       ") => (bool c_out", outputs, R"() {
+    c_out = Identity(c)
+    )", nodes, R"(  }>
+}
+)"));
+  ASSERT_NE(model, nullptr);
+  const ir::Graph& body = *model->graph().outputs()[0]->producer()->attr("body")->graphs()[0];
+  ShapeOracle oracle(*model);
+  const ir::Type some_by_2 =
+      ir::Type::tensor(onnx::TensorProto::FLOAT, shape({Dim::unknown(), k(2)}));
+  for (int k = 0; k < kCarried; ++k) {
+    EXPECT_EQ(oracle.inferredTypeOf(*body.inputs()[2 + k]), some_by_2) << "v" << k;
+  }
 }
 
 // A Scan body's states are proved as a Loop's carried values; its other inputs are one slice of

@@ -106,6 +106,9 @@ class ONNXOPT_API ShapeOracle {
   // proved by induction from its initial value, or a Scan input's slice; nullopt for other values
   // and when the body changes a carried value's rank.
   std::optional<ir::Type> bodyInputType(const ir::Value& input);
+  // Records the types of every carried body input of `owner` (a Loop or Scan) that hold in every
+  // iteration; see bodyInputType().
+  void proveCarriedTypes(const ir::Node& owner, const ir::Graph& body);
   std::optional<ir::Type> scanSliceType(const ir::Node& scan, size_t body_index, int64_t opset);
   // A Loop's or Scan's output: a carried value's last value is of the type bodyInputType()
   // proves; scan outputs are unknown.
