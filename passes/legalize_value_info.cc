@@ -20,28 +20,12 @@
 #include "onnxopt/ir/describe.h"
 #include "onnxopt/pass/analysis.h"
 #include "onnxopt/pass/pass.h"
+#include "onnxopt/rewrite/body_declarations.h"
 #include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/shape_oracle.h"
 
 namespace onnxopt {
 namespace {
-
-// `declared` without the sizes `fact` does not have too (those dims become unknown); nullopt
-// when it keeps them all.
-std::optional<ir::Type> withUnprovenSizesDropped(const ir::Type& declared, const ir::Type& fact) {
-  if (!declared.shape()) return std::nullopt;
-  ir::Shape shape = *declared.shape();
-  bool dropped = false;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (!shape[i].isKnown()) continue;
-    const bool proven = fact.shape() && i < fact.shape()->size() && (*fact.shape())[i] == shape[i];
-    if (proven) continue;
-    shape[i] = ir::Dim::unknown();
-    dropped = true;
-  }
-  if (!dropped) return std::nullopt;
-  return ir::Type::tensor(declared.elemType(), std::move(shape));
-}
 
 class LegalizeValueInfo final : public Pass {
  public:
@@ -66,33 +50,7 @@ class LegalizeValueInfo final : public Pass {
                                  type.elemType()));
     };
     ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
-      if (graph.parentNode() != nullptr) {
-        const bool loop_or_scan = graph.parentNode()->op().domain().empty() &&
-                                  (graph.parentNode()->opType() == "Loop" ||
-                                   graph.parentNode()->opType() == "Scan");
-        for (ir::Value* input : graph.inputs()) {
-          if (input->inputInfo() == nullptr || input->isInitializer()) continue;
-          const ir::Type declared = ir::Type::fromProto(input->inputInfo()->type());
-          const ir::Type& fact = shapes().inferredTypeOf(*input);
-          std::optional<ir::Type> type = correctedDeclaration(declared, fact);
-          // A size the Loop's or Scan's operands do not prove may be as stale, and a fold that
-          // makes a size it meets constant would let ONNX Runtime refuse the model: it goes.
-          if (!type && loop_or_scan) type = withUnprovenSizesDropped(declared, fact);
-          if (type) {
-            graph.setInputType(input, *type);
-            report(*input, "a body's input", declared, *type);
-          }
-        }
-        for (size_t i = 0; i < graph.outputs().size(); ++i) {
-          if (graph.outputs()[i] == nullptr) continue;
-          const ir::Type declared = graph.outputType(i);
-          if (std::optional<ir::Type> type =
-                  correctedDeclaration(declared, shapes().inferredTypeOf(*graph.outputs()[i]))) {
-            graph.setOutputType(i, *type);
-            report(*graph.outputs()[i], "a body's output", declared, *type);
-          }
-        }
-      }
+      if (graph.parentNode() != nullptr) legalizeBodyDeclarations(graph, shapes(), report);
       if (!graph.mayHaveValueInfo()) return;
       for (ir::Node& node : graph) {
         for (ir::Value* output : node.outputs()) {

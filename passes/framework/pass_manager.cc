@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "onnxopt/ir/verifier.h"
+#include "onnxopt/rewrite/body_declarations.h"
 #include "onnxopt/rewrite/pattern.h"
 
 namespace onnxopt {
@@ -249,6 +250,19 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
                                                max_rounds, " rounds (--fixed-point cap)");
       if (options_.require_convergence) return absl::ResourceExhaustedError(message);
       report.warnings.push_back(message);
+    }
+  }
+  // A fold inside a body can let ONNX Runtime's inference meet a stale body declaration that it
+  // ran with before: the rule is the framework's, whichever passes ran.
+  if (report.changed) {
+    const int64_t corrected = legalizeAllBodyDeclarations(
+        model, analyses.shapes(),
+        [](const ir::Value&, absl::string_view, const ir::Type&, const ir::Type&) {});
+    if (corrected > 0) {
+      report.warnings.push_back(absl::StrCat(
+          "corrected ", corrected, corrected == 1 ? " declaration" : " declarations",
+          " of subgraph inputs or outputs that what the graph computes contradicts "
+          "or does not prove (legalize-value-info)"));
     }
   }
   // A changed model is verified once at the end, so that no caller saves one a pass broke.

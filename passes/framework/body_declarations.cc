@@ -1,0 +1,70 @@
+#include "onnxopt/rewrite/body_declarations.h"
+
+#include <optional>
+#include <utility>
+
+namespace onnxopt {
+namespace {
+
+// `declared` without the sizes `fact` does not have too; nullopt when it keeps them all.
+std::optional<ir::Type> withUnprovenSizesDropped(const ir::Type& declared, const ir::Type& fact) {
+  if (!declared.shape()) return std::nullopt;
+  ir::Shape shape = *declared.shape();
+  bool dropped = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (!shape[i].isKnown()) continue;
+    const bool proven = fact.shape() && i < fact.shape()->size() && (*fact.shape())[i] == shape[i];
+    if (proven) continue;
+    shape[i] = ir::Dim::unknown();
+    dropped = true;
+  }
+  if (!dropped) return std::nullopt;
+  return ir::Type::tensor(declared.elemType(), std::move(shape));
+}
+
+bool isLoopOrScanBody(const ir::Graph& body) {
+  const ir::Node& owner = *body.parentNode();
+  return owner.op().domain().empty() && (owner.opType() == "Loop" || owner.opType() == "Scan");
+}
+
+}  // namespace
+
+int64_t legalizeBodyDeclarations(ir::Graph& body, ShapeOracle& shapes,
+                                 DeclarationCorrected corrected) {
+  int64_t changes = 0;
+  const bool loop_or_scan = isLoopOrScanBody(body);
+  for (ir::Value* input : body.inputs()) {
+    if (input->inputInfo() == nullptr || input->isInitializer()) continue;
+    const ir::Type declared = ir::Type::fromProto(input->inputInfo()->type());
+    const ir::Type& fact = shapes.inferredTypeOf(*input);
+    std::optional<ir::Type> type = correctedDeclaration(declared, fact);
+    // A size the Loop's or Scan's operands do not prove may be as stale.
+    if (!type && loop_or_scan) type = withUnprovenSizesDropped(declared, fact);
+    if (!type) continue;
+    body.setInputType(input, *type);
+    ++changes;
+    corrected(*input, "a body's input", declared, *type);
+  }
+  for (size_t i = 0; i < body.outputs().size(); ++i) {
+    if (body.outputs()[i] == nullptr) continue;
+    const ir::Type declared = body.outputType(i);
+    std::optional<ir::Type> type =
+        correctedDeclaration(declared, shapes.inferredTypeOf(*body.outputs()[i]));
+    if (!type) continue;
+    body.setOutputType(i, *type);
+    ++changes;
+    corrected(*body.outputs()[i], "a body's output", declared, *type);
+  }
+  return changes;
+}
+
+int64_t legalizeAllBodyDeclarations(ir::Model& model, ShapeOracle& shapes,
+                                    DeclarationCorrected corrected) {
+  int64_t changes = 0;
+  ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
+    if (graph.parentNode() != nullptr) changes += legalizeBodyDeclarations(graph, shapes, corrected);
+  });
+  return changes;
+}
+
+}  // namespace onnxopt
