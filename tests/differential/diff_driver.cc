@@ -6,6 +6,8 @@
 //
 //   diff_driver [--pipeline -O1|-O2|target=NAME|PIPELINE_TEXT | --each-pass] OUT_DIR MODEL.onnx...
 //
+// A model may carry dims to fix before optimizing (`--dim`): MODEL.onnx@N=3,B=2; those its
+// declarations do not name are left out.
 // --pipeline (default -O1) runs one pipeline per model and writes OUT_DIR/<basename of MODEL>.
 // --each-pass runs every registered pass alone on each model, and writes
 // OUT_DIR/<pass>/<basename> only where the pass changed the model (an unchanged model needs no
@@ -27,7 +29,9 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -36,6 +40,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "onnxopt/ir/serialization.h"
 #include "onnxopt/onnxopt.h"
 
 namespace {
@@ -139,9 +144,11 @@ absl::StatusOr<std::string> readFile(const std::string& path) {
 // run changed the model, or always with `write_unchanged`), and prints the run's line. Returns
 // whether the run succeeded.
 bool runOne(const std::string& input, const std::string& bytes, const Pipeline& pipeline,
-            const std::string& output, bool write_unchanged) {
+            const std::vector<onnxopt::DimValue>& dims, const std::string& output,
+            bool write_unchanged) {
   RunCounts counts;
   onnxopt::OptimizeOptions options;
+  options.dims = dims;
   options.verify_each = true;
   options.fixed_point = true;  // what -O1 implies on the command line, asked of pass text too
   options.require_convergence = true;
@@ -174,10 +181,51 @@ bool runOne(const std::string& input, const std::string& bytes, const Pipeline& 
   return true;
 }
 
+// The dims of `wanted` that some declaration of the model names: the generator sizes symbols it
+// computes with, which an input may declare without a name.
+std::vector<onnxopt::DimValue> namedDims(const std::string& bytes,
+                                         const std::vector<onnxopt::DimValue>& wanted) {
+  if (wanted.empty()) return {};
+  absl::StatusOr<std::unique_ptr<onnxopt::ir::Model>> model = onnxopt::ir::loadModelFromBytes(bytes);
+  if (!model.ok()) return wanted;  // optimizeBytes says what is wrong with it
+  std::set<std::string> named;
+  onnxopt::ir::forEachGraph((*model)->graph(), [&](onnxopt::ir::Graph& graph) {
+    for (const onnx::ValueInfoProto* declaration : graph.mutableDeclarations()) {
+      for (const onnx::TensorShapeProto::Dimension& dim :
+           declaration->type().tensor_type().shape().dim()) {
+        if (dim.has_dim_param()) named.insert(dim.dim_param());
+      }
+    }
+  });
+  std::vector<onnxopt::DimValue> dims;
+  for (const onnxopt::DimValue& dim : wanted) {
+    if (named.count(dim.symbol) != 0) dims.push_back(dim);
+  }
+  return dims;
+}
+
 int usage() {
   std::cerr << "usage: diff_driver [--pipeline -O1|-O2|target=NAME|TEXT | --each-pass] OUT_DIR "
-               "MODEL.onnx...\n";
+               "MODEL.onnx[@SYMBOL=V,...]...\n";
   return 2;
+}
+
+struct ModelArgument {
+  std::string path;
+  std::vector<onnxopt::DimValue> dims;
+};
+
+// "MODEL.onnx@N=3,B=2" -> the path and the dims to fix.
+absl::StatusOr<ModelArgument> parseModelArgument(const std::string& text) {
+  const size_t at = text.rfind('@');
+  if (at == std::string::npos) return ModelArgument{text, {}};
+  ModelArgument model{text.substr(0, at), {}};
+  for (absl::string_view dim : absl::StrSplit(text.substr(at + 1), ',', absl::SkipEmpty())) {
+    absl::StatusOr<onnxopt::DimValue> value = onnxopt::parseDimValue(dim);
+    if (!value.ok()) return value.status();
+    model.dims.push_back(*value);
+  }
+  return model;
 }
 
 }  // namespace
@@ -207,7 +255,12 @@ int main(int argc, char** argv) {
   }
   int failed = 0;
   for (size_t i = next + 1; i < args.size(); ++i) {
-    const std::string& input = args[i];
+    const absl::StatusOr<ModelArgument> model = parseModelArgument(args[i]);
+    if (!model.ok()) {
+      std::cerr << "diff_driver: " << args[i] << ": " << model.status().message() << "\n";
+      return usage();
+    }
+    const std::string& input = model->path;
     const std::string base = input.substr(input.find_last_of('/') + 1);
     const absl::StatusOr<std::string> bytes = readFile(input);
     for (const Pipeline& pipeline : pipelines) {
@@ -215,7 +268,8 @@ int main(int argc, char** argv) {
       if (bytes.ok()) {
         const std::string output =
             each_pass ? out_dir + "/" + pipeline.label + "/" + base : out_dir + "/" + base;
-        ok = runOne(input, *bytes, pipeline, output, /*write_unchanged=*/!each_pass);
+        ok = runOne(input, *bytes, pipeline, namedDims(*bytes, model->dims), output,
+                    /*write_unchanged=*/!each_pass);
       } else {
         std::cout << "{\"model\":" << jsonString(input) << ",\"pipeline\":"
                   << jsonString(pipeline.label) << ",\"ok\":false,\"error\":"

@@ -6,12 +6,15 @@
 //
 //   node run_differential.mjs --driver DIFF_DRIVER --models DIR [--work DIR] [--jobs J]
 //                             [--pipeline -O1|-O2|target=NAME | --each-pass]
-//                             [--seed N] [--require-fires]
+//                             [--seed N] [--require-fires] [--fix-dims]
 //
 // DIR holds the models and the manifest.json that gen_graphs.py writes. --require-fires fails
 // the run naming every pass that ran and fired in no graph, and every pattern (family: the
 // per-op variants of one pattern together) that declined somewhere but never fired (a
-// generator that misses what the passes rewrite must not pass).
+// generator that misses what the passes rewrite must not pass). --fix-dims fixes each graph's
+// named symbolic dims (N, B) before optimizing, as `--dim` does, to the sizes of one of its runs
+// (graph i: run i % runs), and runs both models with those sizes only: shapes that are
+// symbolic otherwise become known, and the folds and eliminations that need them fire.
 // The last line is "N passed, M failed"; exit 0 when nothing failed.
 
 import { spawn } from 'node:child_process';
@@ -31,7 +34,7 @@ function die(message) {
 }
 
 function parseArgs(argv) {
-  const o = { driver: null, models: null, work: null, jobs: 2, seed: 20240521, requireFires: false, mode: ['--pipeline', '-O1'] };
+  const o = { driver: null, models: null, work: null, jobs: 2, seed: 20240521, requireFires: false, fixDims: false, mode: ['--pipeline', '-O1'] };
   walkArgs(argv, die, (arg, take, raw) => {
     switch (arg) {
       case '--driver': o.driver = path.resolve(take()); break;
@@ -42,6 +45,7 @@ function parseArgs(argv) {
       case '--pipeline': o.mode = ['--pipeline', take()]; break;
       case '--each-pass': o.mode = ['--each-pass']; break;
       case '--require-fires': o.requireFires = true; break;
+      case '--fix-dims': o.fixDims = true; break;
       default: die(`unknown argument '${raw}'`);
     }
   });
@@ -51,12 +55,12 @@ function parseArgs(argv) {
 
 // Runs diff_driver over `models`, restarting it after a model that crashed it; resolves with
 // each model's runs (one per pipeline: {pipeline, ok, out, fired, patterns, declined} or
-// {ok: false, error}).
-function optimizeAll(driver, mode, models, outDir) {
+// {ok: false, error}). `argument(model)` is what the driver is given for it.
+function optimizeAll(driver, mode, models, outDir, argument) {
   const runs = new Map(models.map((m) => [m, []]));
   const done = new Set();
   const runFrom = (rest) => new Promise((resolve) => {
-    const child = spawn(driver, [...mode, outDir, ...rest], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(driver, [...mode, outDir, ...rest.map(argument)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-2000); });
     readline.createInterface({ input: child.stdout }).on('line', (line) => {
@@ -102,12 +106,27 @@ async function main() {
   const work = o.work ?? fs.mkdtempSync(path.join(os.tmpdir(), 'onnxopt-differential-'));
   fs.mkdirSync(work, { recursive: true });
 
+  // The dims each graph is optimized and run with: per run, as the manifest says, but with
+  // --fix-dims one run's sizes in every run (its unnamed dims too: the generator sizes them as N).
+  const fixedDims = new Map();
+  const dimSizes = new Map();
+  names.forEach((n, i) => {
+    const runs = manifest[n].dims;
+    const chosen = o.fixDims && runs.length ? runs[i % runs.length] : null;
+    fixedDims.set(n, Object.fromEntries(Object.entries(chosen ?? {}).filter(([symbol]) => symbol !== '*')));
+    dimSizes.set(n, chosen ? [chosen] : runs);
+  });
+  const driverArgument = (model) => {
+    const fixed = Object.entries(fixedDims.get(path.basename(model)));
+    return fixed.length ? `${model}@${fixed.map(([symbol, size]) => `${symbol}=${size}`).join(',')}` : model;
+  };
+
   // 1. Optimize: the batch split into `jobs` driver processes.
   const chunks = Array.from({ length: o.jobs }, (_, j) => names.filter((_, i) => i % o.jobs === j))
     .filter((c) => c.length);
   const optimized = new Map();
   await Promise.all(chunks.map(async (chunk) => {
-    const results = await optimizeAll(o.driver, o.mode, chunk.map((n) => path.join(o.models, n)), work);
+    const results = await optimizeAll(o.driver, o.mode, chunk.map((n) => path.join(o.models, n)), work, driverArgument);
     chunk.forEach((n, i) => optimized.set(n, results[i]));
   }));
   const tOpt = Date.now();
@@ -125,7 +144,7 @@ async function main() {
       if (!r.out) continue;
       jobs.push({
         id: jobs.length, name: what, original: path.join(o.models, n), optimized: r.out,
-        seed: o.seed, runs: RUNS, dimSizes: manifest[n].dims,
+        seed: o.seed, runs: RUNS, dimSizes: dimSizes.get(n),
         staleDeclarations: ['stale_value_info', 'stale_carried_value'].some((m) => manifest[n].motifs.includes(m)),
       });
     }
