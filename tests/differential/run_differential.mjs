@@ -14,7 +14,8 @@
 // generator that misses what the passes rewrite must not pass). --fix-dims fixes each graph's
 // named symbolic dims (N, B) before optimizing, as `--dim` does, to the sizes of one of its runs
 // (graph i: run i % runs), and runs both models with those sizes only: shapes that are
-// symbolic otherwise become known, and the folds and eliminations that need them fire.
+// symbolic otherwise become known, and the folds and eliminations that need them fire;
+// --require-fires then asks only passes to fire, not every pattern family.
 // The last line is "N passed, M failed"; exit 0 when nothing failed.
 
 import { spawn } from 'node:child_process';
@@ -218,8 +219,10 @@ async function main() {
       const family = patternFamily(p);
       familyFired[family] = (familyFired[family] ?? 0) + count;
     }
+    // With static shapes fold-shapes takes over what some patterns do for symbolic ones (the
+    // Shape of a Transpose): there, only passes must fire.
     for (const [family, count] of Object.entries(familyFired)) {
-      if (count === 0) failures.push(`FAIL pattern '${family}' declined but fired in no graph: the generator misses it`);
+      if (count === 0 && !o.fixDims) failures.push(`FAIL pattern '${family}' declined but fired in no graph: the generator misses it`);
     }
   }
   for (const f of failures) process.stdout.write(`${f}\n`);
