@@ -10,7 +10,7 @@ Graph i depends only on (S, i): the same command always writes the same models.
 A graph is a chain of motifs over a 2-D "current" tensor [m, k] (m may be the symbolic batch N),
 one motif family per pass family of the catalogue (FAMILIES): what the passes rewrite and their
 near misses, which they must leave alone. Graph i starts with family ROTATION[i % len], so a
-short batch gives every family its chances; the later motifs are picked by FAMILY_WEIGHTS. If/Loop
+short batch gives every family its chances; the later motifs are picked by FAMILY_WEIGHTS. If/Loop/Scan
 bodies run a motif on outer values; every node may be placed in an outer scope when its operands
 live there, so values of the main graph feed nodes in bodies. Values are shared by extra readers
 and made outputs at random (of the graph they live in: a body's are returned by its If or Loop),
@@ -746,6 +746,55 @@ class Graph:
         self.define(final, self.shape[cur], self.cur_depth())
         for scan, v in zip(scans, [y] + others):
             self.define(scan, [2] + self.shape[v], self.cur_depth(), self.elem_of[v])
+            self.mark_output(scan)
+        return final
+
+    def motif_scan(self, cur):
+        """Scan<body>(cur, seq), from opset 9 (Scan-8 has a batch axis): `seq` stacks cur and
+        another [m, k] value along axis 0 or 1 (scan_input_axes, negative at times from opset
+        11), read forward or in reverse; the body carries `cur` as its state (through an
+        Identity) and runs a motif on its slice of seq, or on outer values; the motif's result,
+        and what it made outputs in the body, are scanned out along axis 0 or 1
+        (scan_output_axes, negative at times from 11). The final state continues the chain."""
+        if self.opset < 9:
+            return cur
+        self.motifs.append('scan')
+        motif = self.pick_motif(self.body_families())
+        shape, elem = self.shape[cur], self.elem_of[cur]
+        axis = self.pick([0, 1])
+        stacked = list(shape)
+        stacked.insert(axis, 2)
+        seq = self.op('Concat', [self.unsqueeze(v, [axis]) for v in (cur, self.tensor(shape))],
+                      stacked, elem, axis=axis)
+        state_in, state_out, slice_in = self.fresh('state_in'), self.fresh('state_out'), self.fresh('slice')
+        nodes, y, others = self.body(motif, cur, slice_in if self.chance(0.7) else None)
+        nodes.append(helper.make_node('Identity', [state_in], [state_out]))
+        results = [y] + others
+        out_axes = [self.pick([0, 0, 1]) if self.shape[v] else 0 for v in results]
+        attrs = {'num_scan_inputs': 1}
+        negative = self.opset >= 11 and self.chance(0.3)
+        if axis != 0 or self.chance(0.3):
+            attrs['scan_input_axes'] = [axis - len(stacked) if negative else axis]
+        if self.chance(0.3):
+            attrs['scan_input_directions'] = [1]
+        if any(out_axes) or self.chance(0.2):
+            attrs['scan_output_axes'] = [a - len(self.shape[v]) - 1 if negative else a
+                                         for v, a in zip(results, out_axes)]
+        if self.chance(0.2):
+            attrs['scan_output_directions'] = [self.pick([0, 1]) for _ in results]
+        info = lambda v: helper.make_tensor_value_info(v, elem, shape)
+        body = helper.make_graph(nodes, self.fresh('body'), [info(state_in), info(slice_in)],
+                                 [info(state_out)] + [self.info(v) for v in results])
+        final = self.fresh('scan_final')
+        scans = [self.fresh('scan_out') for _ in results]
+        self.scopes[-1].nodes.append(helper.make_node(
+            'Scan', [cur, seq], [final] + scans, name=self.fresh('Scan'), body=body, **attrs))
+        self.read.update([cur, seq] + results)
+        self.define(final, shape, self.cur_depth(), elem)
+        for scan, v, a in zip(scans, results, out_axes):
+            scanned = list(self.shape[v])
+            scanned.insert(a, 2)
+            self.define(scan, scanned, self.cur_depth(), self.elem_of[v])
             self.mark_output(scan)
         return final
 
@@ -2354,7 +2403,7 @@ class Graph:
         return getattr(self, f'motif_{name}')
 
     def body_families(self):
-        """What a new If/Loop body runs: a plain motif, or (one level down) another body."""
+        """What a new If/Loop/Scan body runs: a plain motif, or (one level down) another body."""
         return FAMILIES + (BODY_FAMILIES if self.cur_depth() == 0 else [])
 
     # -- the whole model -----------------------------------------------------------------------
@@ -2380,16 +2429,18 @@ class Graph:
             self.motifs.append('stale_value_info')
 
     def make_carried_declarations_stale(self, model):
-        """The declared carried input of each Loop body of the main graph (and the next value
-        the body returns) gets dim 0 one larger where it has a size: ONNX Runtime runs such a
-        model, warning that the shapes differ, so what the passes prove about a carried value
-        must come from the Loop's initial value, not from the body's declarations."""
+        """The declared carried input of each Loop or Scan body of the main graph (and the next
+        value the body returns) gets dim 0 one larger where it has a size: ONNX Runtime runs such
+        a model, warning that the shapes differ, so what the passes prove about a carried value
+        must come from the node's initial value, not from the body's declarations."""
         stale = False
+        carried = {'Loop': (2, 1), 'Scan': (0, 0)}  # body input, body output
         for node in model.graph.node:
-            if node.op_type != 'Loop':
+            if node.op_type not in carried:
                 continue
             body = next(a.g for a in node.attribute if a.name == 'body')
-            for info in (body.input[2], body.output[1]):
+            body_input, body_output = carried[node.op_type]
+            for info in (body.input[body_input], body.output[body_output]):
                 dims = info.type.tensor_type.shape.dim
                 if dims and dims[0].HasField('dim_value'):
                     dims[0].dim_value += 1
@@ -2418,7 +2469,7 @@ class Graph:
             model = shape_inference.infer_shapes(model, strict_mode=True)
             if self.chance(0.3):
                 self.make_declarations_stale(model)
-        if 'loop' in self.motifs and self.chance(0.3):
+        if ('loop' in self.motifs or 'scan' in self.motifs) and self.chance(0.3):
             self.make_carried_declarations_stale(model)
         if self.opset > NEWEST_CHECKED_OPSET:
             model.opset_import[0].version = self.opset
@@ -2458,7 +2509,7 @@ FAMILIES = ['transpose_gemm', 'expand', 'matmul_add', 'fold', 'identity', 'cast'
             'reshape', 'squeeze', 'pad_slice', 'concat_split', 'nop_arith', 'idempotent',
             'where_log_softmax', 'conv', 'gemm_bn', 'if_constant', 'cse', 'layer_norm', 'rms_norm',
             'gelu', 'hard', 'rnn', 'unet', 'pre_shape', 'einsum']
-BODY_FAMILIES = ['if', 'loop']  # a body running one of FAMILIES (or, one level down, these)
+BODY_FAMILIES = ['if', 'loop', 'scan']  # a body running one of FAMILIES (or, one level down, these)
 # Graph i of a batch starts with ROTATION[i % len(ROTATION)], so that a short batch gives every
 # family its chances. The families that fuse at the newest opsets only, where a later pick
 # rarely lands (RMSNorm at 23 alone), start twice as many graphs.
@@ -2466,12 +2517,12 @@ ROTATION = FAMILIES + BODY_FAMILIES + ['layer_norm', 'rms_norm', 'gelu']
 # How often a family is picked for a later motif and for a body, against 1 for the others: more
 # for the families with many passes or forms, each of which --require-fires wants to fire in
 # every CI batch (conv has five fusions; the graphs of 4 seeds were counted to set these), less
-# for one whose patterns fire in most graphs it is in; If and Loop run another motif in their body.
+# for one whose patterns fire in most graphs it is in; If, Loop and Scan run another motif in their body.
 # Transpose's chains across elementwise nodes fire in some 30 graphs of each batch at 1.5.
 FAMILY_WEIGHTS = {'conv': 3.5, 'fold': 3, 'squeeze': 2.5, 'matmul_add': 3, 'transpose_gemm': 2.5,
                   'identity': 2, 'reshape': 1.5, 'pad_slice': 1.5, 'concat_split': 1.5, 'cast': 2,
                   'gemm_bn': 1.5, 'idempotent': 1.5, 'layer_norm': 1.5, 'gelu': 1.5, 'hard': 1.5,
-                  'unet': 1.5, 'transpose': 1.5, 'if': 2, 'loop': 2}
+                  'unet': 1.5, 'transpose': 1.5, 'if': 2, 'loop': 2, 'scan': 1.5}
 PREFERRED_OPSETS = {'layer_norm': range(17, 24), 'rms_norm': [23], 'gelu': range(20, 24),
                     'hard': range(14, 24), 'squeeze': range(7, 24), 'rnn': range(9, 22),
                     'unet': range(13, 24), 'einsum': range(12, 24)}
