@@ -14,13 +14,11 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "onnxopt/ir/describe.h"
 #include "onnxopt/pass/analysis.h"
 #include "onnxopt/pass/pass.h"
-#include "onnxopt/rewrite/body_declarations.h"
+#include "onnxopt/rewrite/declarations.h"
 #include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/shape_oracle.h"
 
@@ -49,20 +47,7 @@ class LegalizeValueInfo final : public Pass {
                                  declared.elemType(), ", now ", shapeText(type.shape()), " of ",
                                  type.elemType()));
     };
-    ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
-      if (graph.parentNode() != nullptr) legalizeBodyDeclarations(graph, shapes(), report);
-      if (!graph.mayHaveValueInfo()) return;
-      for (ir::Node& node : graph) {
-        for (ir::Value* output : node.outputs()) {
-          if (output == nullptr || output->valueInfo() == nullptr || output->isGraphOutput()) continue;
-          const ir::Type declared = output->type();
-          std::optional<ir::Type> type = correctedDeclaration(declared, shapes().inferredTypeOf(*output));
-          if (!type) continue;
-          output->setType(*type);
-          report(*output, absl::StrCat("output of ", ir::describe(node)), declared, *type);
-        }
-      }
-    });
+    legalizeDeclarations(model, shapes, report);
     if (corrections == 0) return false;
     context.statistics().nodes_rewritten += corrections;
     context.warn(absl::StrCat("corrected ", corrections,

@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "onnxopt/ir/verifier.h"
-#include "onnxopt/rewrite/body_declarations.h"
+#include "onnxopt/rewrite/declarations.h"
 #include "onnxopt/rewrite/pattern.h"
 
 namespace onnxopt {
@@ -252,17 +252,16 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
       report.warnings.push_back(message);
     }
   }
-  // A fold inside a body can let ONNX Runtime's inference meet a stale body declaration that it
-  // ran with before: the rule is the framework's, whichever passes ran.
+  // A rewrite can let ONNX Runtime's inference meet a stale declaration it loaded the model
+  // with before: the rule is the framework's, whichever passes ran.
   if (report.changed) {
-    const int64_t corrected = legalizeAllBodyDeclarations(
-        model, analyses.shapes(),
+    const int64_t corrected = legalizeDeclarations(
+        model, [&]() -> ShapeOracle& { return analyses.shapes(); },
         [](const ir::Value&, absl::string_view, const ir::Type&, const ir::Type&) {});
     if (corrected > 0) {
       report.warnings.push_back(absl::StrCat(
           "corrected ", corrected, corrected == 1 ? " declaration" : " declarations",
-          " of subgraph inputs or outputs that what the graph computes contradicts "
-          "or does not prove (legalize-value-info)"));
+          " that what the graph computes contradicts or does not prove (legalize-value-info)"));
     }
   }
   // A changed model is verified once at the end, so that no caller saves one a pass broke.

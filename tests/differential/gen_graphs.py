@@ -2428,6 +2428,29 @@ class Graph:
         if sized:
             self.motifs.append('stale_value_info')
 
+    def make_body_declarations_stale(self, model):
+        """The same for one or two declarations inside bodies: a value_info entry of an If
+        branch or a Loop or Scan body, or an If branch's output (its If's outputs are what ONNX
+        Runtime checks against the branch it runs)."""
+        sized = []
+
+        def walk(graph):
+            for node in graph.node:
+                for attr in node.attribute:
+                    if attr.type != onnx.AttributeProto.GRAPH:
+                        continue
+                    infos = list(attr.g.value_info)
+                    if node.op_type == 'If':
+                        infos += list(attr.g.output)
+                    sized.extend((info, dim) for info in infos if info.type.HasField('tensor_type')
+                                 for dim in info.type.tensor_type.shape.dim if dim.HasField('dim_value'))
+                    walk(attr.g)
+        walk(model.graph)
+        for info, dim in self.rng.sample(sized, min(len(sized), self.rng.randint(1, 2))):
+            dim.dim_value = self.pick([d for d in (1, 2, 3, 5) if d != dim.dim_value])
+        if sized:
+            self.motifs.append('stale_body_value_info')
+
     def make_carried_declarations_stale(self, model):
         """The declared carried input of each Loop or Scan body of the main graph (and the next
         value the body returns) gets dim 0 one larger where it has a size: ONNX Runtime runs such
@@ -2469,6 +2492,8 @@ class Graph:
             model = shape_inference.infer_shapes(model, strict_mode=True)
             if self.chance(0.3):
                 self.make_declarations_stale(model)
+            if self.chance(0.5):
+                self.make_body_declarations_stale(model)
         if ('loop' in self.motifs or 'scan' in self.motifs) and self.chance(0.3):
             self.make_carried_declarations_stale(model)
         if self.opset > NEWEST_CHECKED_OPSET:

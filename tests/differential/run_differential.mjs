@@ -146,7 +146,7 @@ async function main() {
       jobs.push({
         id: jobs.length, name: what, original: path.join(o.models, n), optimized: r.out,
         seed: o.seed, runs: RUNS, dimSizes: dimSizes.get(n),
-        staleDeclarations: ['stale_value_info', 'stale_carried_value'].some((m) => manifest[n].motifs.includes(m)),
+        staleDeclarations: ['stale_value_info', 'stale_body_value_info', 'stale_carried_value'].some((m) => manifest[n].motifs.includes(m)),
       });
     }
   }

@@ -1,7 +1,10 @@
-#include "onnxopt/rewrite/body_declarations.h"
+#include "onnxopt/rewrite/declarations.h"
 
 #include <optional>
 #include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "onnxopt/ir/describe.h"
 
 namespace onnxopt {
 namespace {
@@ -27,10 +30,8 @@ bool isLoopOrScanBody(const ir::Graph& body) {
   return owner.op().domain().empty() && (owner.opType() == "Loop" || owner.opType() == "Scan");
 }
 
-}  // namespace
-
-int64_t legalizeBodyDeclarations(ir::Graph& body, ShapeOracle& shapes,
-                                 DeclarationCorrected corrected) {
+int64_t legalizeBodyInterface(ir::Graph& body, ShapeOracle& shapes,
+                              DeclarationCorrected corrected) {
   int64_t changes = 0;
   const bool loop_or_scan = isLoopOrScanBody(body);
   for (ir::Value* input : body.inputs()) {
@@ -58,11 +59,30 @@ int64_t legalizeBodyDeclarations(ir::Graph& body, ShapeOracle& shapes,
   return changes;
 }
 
-int64_t legalizeAllBodyDeclarations(ir::Model& model, ShapeOracle& shapes,
-                                    DeclarationCorrected corrected) {
+int64_t legalizeValueInfo(ir::Graph& graph, ShapeOracle& shapes, DeclarationCorrected corrected) {
+  int64_t changes = 0;
+  for (ir::Node& node : graph) {
+    for (ir::Value* output : node.outputs()) {
+      if (output == nullptr || output->valueInfo() == nullptr || output->isGraphOutput()) continue;
+      const ir::Type declared = output->type();
+      std::optional<ir::Type> type = correctedDeclaration(declared, shapes.inferredTypeOf(*output));
+      if (!type) continue;
+      output->setType(*type);
+      ++changes;
+      corrected(*output, absl::StrCat("output of ", ir::describe(node)), declared, *type);
+    }
+  }
+  return changes;
+}
+
+}  // namespace
+
+int64_t legalizeDeclarations(ir::Model& model, absl::FunctionRef<ShapeOracle&()> shapes,
+                             DeclarationCorrected corrected) {
   int64_t changes = 0;
   ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
-    if (graph.parentNode() != nullptr) changes += legalizeBodyDeclarations(graph, shapes, corrected);
+    if (graph.parentNode() != nullptr) changes += legalizeBodyInterface(graph, shapes(), corrected);
+    if (graph.mayHaveValueInfo()) changes += legalizeValueInfo(graph, shapes(), corrected);
   });
   return changes;
 }
