@@ -1587,18 +1587,100 @@ std::optional<CarriedLayout> carriedLayoutOf(const ir::Node& owner, int64_t opse
 }
 }  // namespace
 
+namespace {
+// The one element of the int64 or bool constant `value` holds; nullopt for anything else.
+std::optional<int64_t> constantScalarInt(const ir::Value* value) {
+  if (value == nullptr) return std::nullopt;
+  absl::StatusOr<std::optional<ConstantView>> view = readConstant(*value, /*max_bytes=*/8);
+  if (!view.ok() || !*view) return std::nullopt;
+  const std::optional<std::vector<int64_t>> ints = (*view)->asInts();
+  if (!ints || ints->size() != 1) return std::nullopt;
+  return ints->front();
+}
+
+// How many times `loop` runs its body when the model fixes it: a constant trip count, no
+// condition or a constant true one, and a body that returns its condition input unchanged
+// (through Identity nodes) or a constant true. nullopt when the run decides.
+std::optional<int64_t> fixedLoopIterations(const ir::Node& loop, const ir::Graph& body) {
+  const std::optional<int64_t> trips = constantScalarInt(loop.input(0));
+  if (!trips || (loop.input(1) != nullptr && constantScalarInt(loop.input(1)) != 1)) {
+    return std::nullopt;
+  }
+  if (body.inputs().size() < 2 || body.outputs().empty()) return std::nullopt;
+  const ir::Value* condition = body.outputs()[0];
+  while (condition != nullptr && condition->producer() != nullptr &&
+         condition->producer()->is("Identity")) {
+    condition = condition->producer()->input(0);
+  }
+  if (condition != body.inputs()[1] && constantScalarInt(condition) != 1) return std::nullopt;
+  return std::max<int64_t>(*trips, 0);
+}
+
+// Scan's axis attribute `name` for its `index`-th scan input or output (0 when absent), made
+// non-negative against `rank` (negative axes from Scan-11); nullopt when malformed.
+std::optional<int64_t> scanAxis(const ir::Node& scan, const char* name, size_t index, int64_t rank,
+                                int64_t opset) {
+  int64_t axis = 0;
+  if (const ir::Attribute* axes = scan.attr(name)) {
+    if (axes->kind() != onnx::AttributeProto::INTS ||
+        index >= static_cast<size_t>(axes->ints().size())) {
+      return std::nullopt;
+    }
+    axis = axes->ints()[static_cast<int>(index)];
+  }
+  if (axis < 0 && opset >= 11) axis += rank;
+  if (axis < 0 || axis >= rank) return std::nullopt;
+  return axis;
+}
+}  // namespace
+
+std::optional<int64_t> ShapeOracle::scanLength(const ir::Node& scan, size_t states, int64_t opset) {
+  std::optional<int64_t> length;
+  for (size_t i = states; i < scan.numInputs(); ++i) {
+    if (scan.input(i) == nullptr) return std::nullopt;
+    const Type& sequence = inferredTypeOf(*scan.input(i));
+    if (!sequence.shape()) return std::nullopt;
+    const std::optional<int64_t> axis =
+        scanAxis(scan, "scan_input_axes", i - states,
+                 static_cast<int64_t>(sequence.shape()->size()), opset);
+    if (!axis) return std::nullopt;
+    const Dim& dim = (*sequence.shape())[static_cast<size_t>(*axis)];
+    if (!dim.isKnown() || (length && *length != dim.value())) return std::nullopt;
+    length = dim.value();
+  }
+  return length;
+}
+
 Type ShapeOracle::carriedOutputType(const ir::Node& owner, size_t output_index) {
   const ir::Graph* body = graphAttribute(owner, "body");
-  const std::optional<CarriedLayout> layout = carriedLayoutOf(owner, opsetOf(owner).value_or(0));
-  // A carried value's last value is the initial one when the body never runs, so of the type
-  // that holds in every iteration.
-  if (body == nullptr || !layout || output_index >= layout->count ||
-      layout->first_body_input + output_index >= body->inputs().size()) {
-    return Type();
+  const int64_t opset = opsetOf(owner).value_or(0);
+  const std::optional<CarriedLayout> layout = carriedLayoutOf(owner, opset);
+  if (body == nullptr || !layout) return Type();
+  if (output_index < layout->count) {
+    // A carried value's last value is the initial one when the body never runs, so of the
+    // type that holds in every iteration.
+    if (layout->first_body_input + output_index >= body->inputs().size()) return Type();
+    const ir::Value* body_input = body->inputs()[layout->first_body_input + output_index];
+    if (body_input == nullptr || body_input->graph() != body) return Type();
+    return inferredTypeOf(*body_input);
   }
-  const ir::Value* body_input = body->inputs()[layout->first_body_input + output_index];
-  if (body_input == nullptr || body_input->graph() != body) return Type();
-  return inferredTypeOf(*body_input);
+  // A scan output stacks what the body returns in every iteration, whose type holds in each.
+  // After no iteration at all ONNX Runtime shapes it from its own inference of the body
+  // (symbolic dims become 0), so only a count the model fixes, and not 0, gives a shape.
+  const size_t next = layout->first_next + output_index;
+  if (next >= body->outputs().size() || body->outputs()[next] == nullptr) return Type();
+  const Type& each = inferredTypeOf(*body->outputs()[next]);
+  const std::optional<int64_t> count =
+      isLoop(owner) ? fixedLoopIterations(owner, *body) : scanLength(owner, layout->count, opset);
+  if (!count || *count == 0 || !each.shape()) return Type::tensor(each.elemType());
+  Shape shape = *each.shape();
+  const int64_t rank = static_cast<int64_t>(shape.size()) + 1;
+  const std::optional<int64_t> axis =
+      isLoop(owner) ? std::optional<int64_t>(0)
+                    : scanAxis(owner, "scan_output_axes", output_index - layout->count, rank, opset);
+  if (!axis) return Type::tensor(each.elemType());
+  shape.insert(shape.begin() + *axis, Dim::known(*count));
+  return Type::tensor(each.elemType(), std::move(shape));
 }
 
 std::optional<Type> ShapeOracle::bodyInputType(const ir::Value& input) {

@@ -746,8 +746,16 @@ class Graph:
         self.define(final, self.shape[cur], self.cur_depth())
         for scan, v in zip(scans, [y] + others):
             self.define(scan, [2] + self.shape[v], self.cur_depth(), self.elem_of[v])
-            self.mark_output(scan)
+            self.mark_output(self.reshaped_by_own_shape(scan))
         return final
+
+    def reshaped_by_own_shape(self, value):
+        """`value`, or now and then Reshape(value, Shape(value)): the Shape of a Loop's or Scan's
+        scan output folds where the model fixes the iteration count."""
+        if not self.chance(0.3):
+            return value
+        shape = self.op('Shape', [value], [len(self.shape[value])], TensorProto.INT64)
+        return self.op('Reshape', [value, shape], self.shape[value], self.elem_of[value])
 
     def motif_scan(self, cur):
         """Scan<body>(cur, seq), from opset 9 (Scan-8 has a batch axis): `seq` stacks cur and
@@ -795,7 +803,7 @@ class Graph:
             scanned = list(self.shape[v])
             scanned.insert(a, 2)
             self.define(scan, scanned, self.cur_depth(), self.elem_of[v])
-            self.mark_output(scan)
+            self.mark_output(self.reshaped_by_own_shape(scan))
         return final
 
     # -- the catalogue's motifs ------------------------------------------------------------------

@@ -890,6 +890,55 @@ g (float[N,4] S0, float[T,N,3] Seq, float[N,T,5] Seq2) => (float[?,?] Final, flo
   EXPECT_FALSE(oracle.inferredTypeOf(*graph.findValue("Out")).shape());
 }
 
+// A scan output stacks what every iteration returns, along a dim of the iteration count, where
+// the model fixes that count and it is not 0. After no iteration ONNX Runtime shapes it from its
+// own inference, so elsewhere only the element type is known.
+TEST(ShapeRulesTest, AScanOutputStacksWhatEveryIterationReturnsWhereTheCountIsFixed) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 16]>
+g (int64 M, float[N,4] X, float[4,N,3] Seq) => (float[?,?,?] Fixed, float[?,?,?] Dynamic,
+    float[?,?,?] Stops, float[?,?,?] Never, float[?,?,?] Scanned, float[?,?,?] ScannedLast)
+    <int64 three = {3}, int64 zero = {0}, bool yes = {1}> {
+  F, Fixed = Loop(three, yes, X) <body = b1 (int64 i, bool c, float[N,4] v) => (bool c_out, float[N,4] v_out, float[N,4] o) {
+    c_out = Identity(c)
+    v_out = Identity(v)
+    o = Neg(v)
+  }>
+  D, Dynamic = Loop(M, , X) <body = b2 (int64 i, bool c, float[N,4] v) => (bool c_out, float[N,4] v_out, float[N,4] o) {
+    c_out = Identity(c)
+    v_out = Identity(v)
+    o = Neg(v)
+  }>
+  S, Stops = Loop(three, , X) <body = b3 (int64 i, bool c, float[N,4] v) => (bool c_out, float[N,4] v_out, float[N,4] o) {
+    c_out = Not(c)
+    v_out = Identity(v)
+    o = Neg(v)
+  }>
+  Z, Never = Loop(zero, , X) <body = b4 (int64 i, bool c, float[N,4] v) => (bool c_out, float[N,4] v_out, float[N,4] o) {
+    c_out = Identity(c)
+    v_out = Identity(v)
+    o = Neg(v)
+  }>
+  Scanned, ScannedLast = Scan(Seq, Seq) <num_scan_inputs = 2, scan_output_axes = [0, -1],
+      body = b5 (float[N,3] x, float[N,3] y) => (float[N,3] o, float[N,3] p) {
+    o = Neg(x)
+    p = Relu(y)
+  }>
+}
+)");
+  ASSERT_NE(model, nullptr);
+  const ir::Graph& graph = model->graph();
+  ShapeOracle oracle(*model);
+  const auto f32 = [](ir::Shape dims) { return ir::Type::tensor(onnx::TensorProto::FLOAT, dims); };
+  const ir::Type element_only = ir::Type::tensor(onnx::TensorProto::FLOAT);
+  EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("Fixed")), f32(shape({k(3), s("N"), k(4)})));
+  EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("Dynamic")), element_only) << "a trip count fed at run time";
+  EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("Stops")), element_only) << "a condition the body computes";
+  EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("Never")), element_only) << "no iteration";
+  EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("Scanned")), f32(shape({k(4), s("N"), k(3)})));
+  EXPECT_EQ(oracle.inferredTypeOf(*graph.findValue("ScannedLast")), f32(shape({s("N"), k(3), k(4)})));
+}
+
 // A change in a branch may let the oracle know more about the If: forget() reaches it.
 TEST(ShapeOracleTest, ForgetReachesTheIfWhoseBranchChanged) {
   auto model = parseModel(R"(

@@ -111,8 +111,12 @@ class ONNXOPT_API ShapeOracle {
   void proveCarriedTypes(const ir::Node& owner, const ir::Graph& body);
   std::optional<ir::Type> scanSliceType(const ir::Node& scan, size_t body_index, int64_t opset);
   // A Loop's or Scan's output: a carried value's last value is of the type bodyInputType()
-  // proves; scan outputs are unknown.
+  // proves; a scan output stacks the body's per-iteration output along a dim of the iteration
+  // count where the model fixes that count and it is not 0, else has only its element type.
   ir::Type carriedOutputType(const ir::Node& owner, size_t output_index);
+  // The length of a Scan's sequences (its inputs from `states` on) along their scan axes;
+  // nullopt unless every one is known and the same.
+  std::optional<int64_t> scanLength(const ir::Node& scan, size_t states, int64_t opset);
 
   // The answers about one graph's values, indexed by Value::ordinal(): a pass asks about most
   // values it meets, and an array read costs less than hashing a pointer.
