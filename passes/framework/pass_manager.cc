@@ -261,7 +261,8 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
     if (corrected > 0) {
       report.warnings.push_back(absl::StrCat(
           "corrected ", corrected, corrected == 1 ? " declaration" : " declarations",
-          " that what the graph computes contradicts or does not prove (legalize-value-info)"));
+          " that the types the graph computes contradict or do not prove (as legalize-value-info "
+          "does)"));
     }
   }
   // A changed model is verified once at the end, so that no caller saves one a pass broke.

@@ -442,6 +442,38 @@ m (float[2,2] X, float[2,2] W) => (float[2,2] Y) {
   EXPECT_NE(report->warnings[0].find("opset 24"), std::string::npos) << report->warnings[0];
 }
 
+// Whichever passes ran, a pipeline that changed the model corrects the declarations the graph
+// contradicts and says so once; one that changed nothing leaves them as they came.
+TEST(FrameworkSafety, APipelineThatChangedTheModelCorrectsStaleDeclarations) {
+  const char* const kStale = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+m (float[2,3] X, float[3,2] W) => (float[2,2] Y) <float[5,5] R> {
+  Wt = Transpose<perm = [1, 0]>(W)
+  R = Relu(X)
+  Y = Gemm<transB = 1>(R, Wt)
+}
+)";
+  for (const char* pipeline : {"fuse-transpose-gemm", "eliminate-identity"}) {
+    auto model = parseModel(kStale);
+    ASSERT_NE(model, nullptr);
+    PassManager pass_manager;
+    ASSERT_TRUE(pass_manager.addPipeline(pipeline).ok());
+    absl::StatusOr<PipelineReport> report = pass_manager.run(*model);
+    ASSERT_TRUE(report.ok()) << report.status();
+    const std::string printed = ir::printModel(*model);
+    EXPECT_EQ(report->changed, std::string(pipeline) == "fuse-transpose-gemm");
+    if (report->changed) {
+      EXPECT_NE(printed.find("float[2,3] R"), std::string::npos) << pipeline << "\n" << printed;
+      ASSERT_EQ(report->warnings.size(), 1u) << pipeline;
+      EXPECT_NE(report->warnings[0].find("corrected 1 declaration"), std::string::npos)
+          << report->warnings[0];
+    } else {
+      EXPECT_NE(printed.find("float[5,5] R"), std::string::npos) << pipeline << "\n" << printed;
+      EXPECT_TRUE(report->warnings.empty()) << pipeline;
+    }
+  }
+}
+
 // A pass that makes the then-branch return the outer value its Identity reads.
 class BreakBranchOutput final : public Pass {
  public:
