@@ -30,8 +30,10 @@ bool isLoopOrScanBody(const ir::Graph& body) {
   return owner.op().domain().empty() && (owner.opType() == "Loop" || owner.opType() == "Scan");
 }
 
-int64_t legalizeBodyInterface(ir::Graph& body, ShapeOracle& shapes,
-                              DeclarationCorrected corrected) {
+// Corrects the declarations of `body`'s inputs and outputs; counts in `contradicted` those the
+// facts contradict. Returns how many it changed.
+int64_t legalizeBodyInterface(ir::Graph& body, ShapeOracle& shapes, DeclarationCorrected corrected,
+                              int64_t* contradicted) {
   int64_t changes = 0;
   const bool loop_or_scan = isLoopOrScanBody(body);
   for (ir::Value* input : body.inputs()) {
@@ -39,6 +41,7 @@ int64_t legalizeBodyInterface(ir::Graph& body, ShapeOracle& shapes,
     const ir::Type declared = ir::Type::fromProto(input->inputInfo()->type());
     const ir::Type& fact = shapes.inferredTypeOf(*input);
     std::optional<ir::Type> type = correctedDeclaration(declared, fact);
+    if (type) ++*contradicted;
     // A size the Loop's or Scan's operands do not prove may be as stale.
     if (!type && loop_or_scan) type = withUnprovenSizesDropped(declared, fact);
     if (!type) continue;
@@ -54,18 +57,24 @@ int64_t legalizeBodyInterface(ir::Graph& body, ShapeOracle& shapes,
     if (!type) continue;
     body.setOutputType(i, *type);
     ++changes;
+    ++*contradicted;
     corrected(*body.outputs()[i], "a body's output", declared, *type);
   }
   return changes;
 }
 
-int64_t legalizeValueInfo(ir::Graph& graph, ShapeOracle& shapes, DeclarationCorrected corrected) {
+// Corrects the value_info of `graph`'s node outputs that the facts contradict, or, with
+// `drop_unproven`, also drops the sizes they do not prove. Returns how many it changed.
+int64_t legalizeValueInfo(ir::Graph& graph, ShapeOracle& shapes, DeclarationCorrected corrected,
+                          bool drop_unproven) {
   int64_t changes = 0;
   for (ir::Node& node : graph) {
     for (ir::Value* output : node.outputs()) {
       if (output == nullptr || output->valueInfo() == nullptr || output->isGraphOutput()) continue;
       const ir::Type declared = output->type();
-      std::optional<ir::Type> type = correctedDeclaration(declared, shapes.inferredTypeOf(*output));
+      const ir::Type& fact = shapes.inferredTypeOf(*output);
+      std::optional<ir::Type> type = correctedDeclaration(declared, fact);
+      if (!type && drop_unproven) type = withUnprovenSizesDropped(declared, fact);
       if (!type) continue;
       output->setType(*type);
       ++changes;
@@ -79,10 +88,25 @@ int64_t legalizeValueInfo(ir::Graph& graph, ShapeOracle& shapes, DeclarationCorr
 
 int64_t legalizeDeclarations(ir::Model& model, absl::FunctionRef<ShapeOracle&()> shapes,
                              DeclarationCorrected corrected) {
-  int64_t changes = 0;
+  int64_t changes = 0, contradicted = 0;
   ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
-    if (graph.parentNode() != nullptr) changes += legalizeBodyInterface(graph, shapes(), corrected);
-    if (graph.mayHaveValueInfo()) changes += legalizeValueInfo(graph, shapes(), corrected);
+    if (graph.parentNode() != nullptr) {
+      changes += legalizeBodyInterface(graph, shapes(), corrected, &contradicted);
+    }
+    if (graph.mayHaveValueInfo()) {
+      const int64_t fixed = legalizeValueInfo(graph, shapes(), corrected, /*drop_unproven=*/false);
+      changes += fixed;
+      contradicted += fixed;
+    }
+  });
+  if (contradicted == 0) return changes;
+  // An edit left declarations stale: others may be, where the facts do not reach, and ONNX
+  // Runtime, believing one, would check a corrected neighbour against it (a Sub of a corrected
+  // [N,3] and a stale [1,2]). Their sizes the facts do not prove go.
+  ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
+    if (graph.mayHaveValueInfo()) {
+      changes += legalizeValueInfo(graph, shapes(), corrected, /*drop_unproven=*/true);
+    }
   });
   return changes;
 }

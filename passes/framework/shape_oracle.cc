@@ -1341,7 +1341,14 @@ Type sliceRule(const ir::Node& node, int64_t opset, const Type& input, ShapeOrac
     axes = node.input(3) ? operand(3) : std::vector<int64_t>();
     steps = node.input(4) ? operand(4) : std::vector<int64_t>();
   }
-  if (!starts || !ends || !axes || !steps) return withUnknownDims(elem, rank);
+  if (!starts || !ends || !axes || !steps) {
+    // Known axes are all a Slice of unknown bounds changes.
+    if (!axes || axes->empty()) return withUnknownDims(elem, rank);
+    const std::optional<std::vector<int64_t>> cut = resolveAxes(*axes, rank);
+    if (!cut) return Type();
+    for (int64_t axis : *cut) out[static_cast<size_t>(axis)] = Dim::unknown();
+    return Type::tensor(elem, std::move(out));
+  }
   const size_t count = starts->size();
   if (axes->empty()) {
     for (size_t i = 0; i < count; ++i) axes->push_back(static_cast<int64_t>(i));

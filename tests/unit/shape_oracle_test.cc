@@ -1166,6 +1166,23 @@ g (float[N,3,4] X) => (int64[2] A, int64 B, float[N,3,8] C, float[N,2,4] D, floa
   EXPECT_EQ(inferredShape(*model, "G"), shape({k(2), k(3)}));
 }
 
+// Bounds fed at run time (here an initializer that is also a graph input) leave the dims of the
+// axes a Slice cuts unknown, and only those; unknown axes leave every dim unknown.
+TEST(ShapeRulesTest, ASliceOfUnknownBoundsKeepsTheDimsItDoesNotCut) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 16]>
+g (float[N,3,4] X, int64[1] ends, int64[1] fed_axes) => (float[?,?,?] Cut, float[?,?,?] Any)
+<int64[1] starts = {0}, int64[1] axes = {-2}>
+{
+  Cut = Slice(X, starts, ends, axes)
+  Any = Slice(X, starts, ends, fed_axes)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(inferredShape(*model, "Cut"), shape({s("N"), Dim::unknown(), k(4)}));
+  EXPECT_EQ(inferredShape(*model, "Any"), shape({Dim::unknown(), Dim::unknown(), Dim::unknown()}));
+}
+
 // Found by eval_fuzzer: Flatten multiplied dims without checking for overflow (there, two dims of
 // -2^63 from an Expand). At opset 23, where libonnx's Flatten rule does not apply.
 TEST(ShapeRulesTest, FlattenOfDimsWhoseProductOverflowsIsUnknown) {
