@@ -30,85 +30,91 @@ bool isLoopOrScanBody(const ir::Graph& body) {
   return owner.op().domain().empty() && (owner.opType() == "Loop" || owner.opType() == "Scan");
 }
 
-// Corrects the declarations of `body`'s inputs and outputs; counts in `contradicted` those the
-// facts contradict. Returns how many it changed.
-int64_t legalizeBodyInterface(ir::Graph& body, ShapeOracle& shapes, DeclarationCorrected corrected,
-                              int64_t* contradicted) {
-  int64_t changes = 0;
-  const bool loop_or_scan = isLoopOrScanBody(body);
-  for (ir::Value* input : body.inputs()) {
-    if (input->inputInfo() == nullptr || input->isInitializer()) continue;
-    const ir::Type declared = ir::Type::fromProto(input->inputInfo()->type());
-    const ir::Type& fact = shapes.inferredTypeOf(*input);
-    std::optional<ir::Type> type = correctedDeclaration(declared, fact);
-    if (type) ++*contradicted;
-    // A size the Loop's or Scan's operands do not prove may be as stale.
-    if (!type && loop_or_scan) type = withUnprovenSizesDropped(declared, fact);
-    if (!type) continue;
-    body.setInputType(input, *type);
-    ++changes;
-    corrected(*input, "a body's input", declared, *type);
-  }
-  for (size_t i = 0; i < body.outputs().size(); ++i) {
-    if (body.outputs()[i] == nullptr) continue;
-    const ir::Type declared = body.outputType(i);
-    std::optional<ir::Type> type =
-        correctedDeclaration(declared, shapes.inferredTypeOf(*body.outputs()[i]));
-    if (!type) continue;
-    body.setOutputType(i, *type);
-    ++changes;
-    ++*contradicted;
-    corrected(*body.outputs()[i], "a body's output", declared, *type);
-  }
-  return changes;
-}
+// One walk over the model's declarations.
+class Legalizer {
+ public:
+  Legalizer(absl::FunctionRef<ShapeOracle&()> shapes, DeclarationCorrected corrected,
+            bool drop_unproven)
+      : shapes_(shapes), corrected_(corrected), drop_unproven_(drop_unproven) {}
 
-// Corrects the value_info of `graph`'s node outputs that the facts contradict, or, with
-// `drop_unproven`, also drops the sizes they do not prove. Returns how many it changed.
-int64_t legalizeValueInfo(ir::Graph& graph, ShapeOracle& shapes, DeclarationCorrected corrected,
-                          bool drop_unproven) {
-  int64_t changes = 0;
-  for (ir::Node& node : graph) {
-    for (ir::Value* output : node.outputs()) {
-      if (output == nullptr || output->valueInfo() == nullptr || output->isGraphOutput()) continue;
-      const ir::Type declared = output->type();
-      const ir::Type& fact = shapes.inferredTypeOf(*output);
-      std::optional<ir::Type> type = correctedDeclaration(declared, fact);
-      if (!type && drop_unproven) type = withUnprovenSizesDropped(declared, fact);
-      if (!type) continue;
-      output->setType(*type);
-      ++changes;
-      corrected(*output, absl::StrCat("output of ", ir::describe(node)), declared, *type);
+  void legalize(ir::Graph& graph) {
+    if (graph.parentNode() != nullptr) legalizeInterface(graph);
+    if (!graph.mayHaveValueInfo()) return;
+    for (ir::Node& node : graph) {
+      for (ir::Value* output : node.outputs()) {
+        if (output == nullptr || output->valueInfo() == nullptr || output->isGraphOutput()) continue;
+        const ir::Type declared = output->type();
+        if (std::optional<ir::Type> type = legal(declared, *output, drop_unproven_)) {
+          output->setType(*type);
+          record(*output, absl::StrCat("output of ", ir::describe(node)), declared, *type);
+        }
+      }
     }
   }
-  return changes;
-}
+
+  int64_t changes() const { return changes_; }
+  int64_t contradicted() const { return contradicted_; }
+
+ private:
+  // A body's inputs and outputs. A size a Loop's or Scan's operands do not prove may be as stale
+  // as a contradicted one: it goes in any case.
+  void legalizeInterface(ir::Graph& body) {
+    const bool loop_or_scan = isLoopOrScanBody(body);
+    for (ir::Value* input : body.inputs()) {
+      if (input->inputInfo() == nullptr || input->isInitializer()) continue;
+      const ir::Type declared = ir::Type::fromProto(input->inputInfo()->type());
+      if (std::optional<ir::Type> type = legal(declared, *input, drop_unproven_ || loop_or_scan)) {
+        body.setInputType(input, *type);
+        record(*input, "a body's input", declared, *type);
+      }
+    }
+    for (size_t i = 0; i < body.outputs().size(); ++i) {
+      if (body.outputs()[i] == nullptr) continue;
+      const ir::Type declared = body.outputType(i);
+      if (std::optional<ir::Type> type = legal(declared, *body.outputs()[i], drop_unproven_)) {
+        body.setOutputType(i, *type);
+        record(*body.outputs()[i], "a body's output", declared, *type);
+      }
+    }
+  }
+
+  // `declared` as it should be for `value`; nullopt when it stays.
+  std::optional<ir::Type> legal(const ir::Type& declared, const ir::Value& value, bool drop) {
+    const ir::Type& fact = shapes_().inferredTypeOf(value);
+    if (std::optional<ir::Type> type = correctedDeclaration(declared, fact)) {
+      ++contradicted_;
+      return type;
+    }
+    return drop ? withUnprovenSizesDropped(declared, fact) : std::nullopt;
+  }
+
+  void record(const ir::Value& value, absl::string_view what, const ir::Type& declared,
+              const ir::Type& type) {
+    ++changes_;
+    corrected_(value, what, declared, type);
+  }
+
+  absl::FunctionRef<ShapeOracle&()> shapes_;
+  DeclarationCorrected corrected_;
+  const bool drop_unproven_;
+  int64_t changes_ = 0;
+  int64_t contradicted_ = 0;
+};
 
 }  // namespace
 
 int64_t legalizeDeclarations(ir::Model& model, absl::FunctionRef<ShapeOracle&()> shapes,
                              DeclarationCorrected corrected) {
-  int64_t changes = 0, contradicted = 0;
-  ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
-    if (graph.parentNode() != nullptr) {
-      changes += legalizeBodyInterface(graph, shapes(), corrected, &contradicted);
-    }
-    if (graph.mayHaveValueInfo()) {
-      const int64_t fixed = legalizeValueInfo(graph, shapes(), corrected, /*drop_unproven=*/false);
-      changes += fixed;
-      contradicted += fixed;
-    }
-  });
-  if (contradicted == 0) return changes;
+  Legalizer contradictions(shapes, corrected, /*drop_unproven=*/false);
+  ir::forEachGraph(model.graph(), [&](ir::Graph& graph) { contradictions.legalize(graph); });
+  if (contradictions.contradicted() == 0) return contradictions.changes();
   // An edit left declarations stale: others may be, where the facts do not reach, and ONNX
   // Runtime, believing one, would check a corrected neighbour against it (a Sub of a corrected
-  // [N,3] and a stale [1,2]). Their sizes the facts do not prove go.
-  ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
-    if (graph.mayHaveValueInfo()) {
-      changes += legalizeValueInfo(graph, shapes(), corrected, /*drop_unproven=*/true);
-    }
-  });
-  return changes;
+  // [N,3] and a stale [1,2], an If whose branches now disagree). Their sizes the facts do not
+  // prove go.
+  Legalizer unproven(shapes, corrected, /*drop_unproven=*/true);
+  ir::forEachGraph(model.graph(), [&](ir::Graph& graph) { unproven.legalize(graph); });
+  return contradictions.changes() + unproven.changes();
 }
 
 }  // namespace onnxopt

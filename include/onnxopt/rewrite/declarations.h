@@ -31,8 +31,8 @@ using DeclarationCorrected = absl::FunctionRef<void(const ir::Value&, absl::stri
 // value_info of node outputs in every graph, and the inputs and outputs of every body. The sizes
 // of a Loop's or Scan's body inputs that the facts do not prove are dropped too (those dims
 // become unknown), and, once one declaration of the model is found contradicted, those of
-// every value_info entry (the edit that left it stale may have left others where the facts do
-// not reach). The main graph's inputs and outputs are the model's interface and stay.
+// every declaration (the edit that left it stale may have left others where the facts do not
+// reach). The main graph's inputs and outputs are the model's interface and stay.
 // `shapes` is called only once a declaration is met. Returns how many declarations it changed.
 ONNXOPT_API int64_t legalizeDeclarations(ir::Model& model, absl::FunctionRef<ShapeOracle&()> shapes,
                                          DeclarationCorrected corrected);
