@@ -47,7 +47,7 @@ class LegalizeValueInfo final : public Pass {
                                  declared.elemType(), ", now ", shapeText(type.shape()), " of ",
                                  type.elemType()));
     };
-    legalizeDeclarations(model, shapes, report);
+    legalizeDeclarations(model, shapes, report, UnprovenSizes::kDropWhereStale);
     if (corrections == 0) return false;
     context.statistics().nodes_rewritten += corrections;
     context.warn(absl::StrCat("corrected ", corrections,

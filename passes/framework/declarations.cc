@@ -104,10 +104,13 @@ class Legalizer {
 }  // namespace
 
 int64_t legalizeDeclarations(ir::Model& model, absl::FunctionRef<ShapeOracle&()> shapes,
-                             DeclarationCorrected corrected) {
-  Legalizer contradictions(shapes, corrected, /*drop_unproven=*/false);
+                             DeclarationCorrected corrected, UnprovenSizes unproven_sizes) {
+  Legalizer contradictions(shapes, corrected,
+                           /*drop_unproven=*/unproven_sizes == UnprovenSizes::kDrop);
   ir::forEachGraph(model.graph(), [&](ir::Graph& graph) { contradictions.legalize(graph); });
-  if (contradictions.contradicted() == 0) return contradictions.changes();
+  if (contradictions.contradicted() == 0 || unproven_sizes == UnprovenSizes::kDrop) {
+    return contradictions.changes();
+  }
   // An edit left declarations stale: others may be, where the facts do not reach, and ONNX
   // Runtime, believing one, would check a corrected neighbour against it (a Sub of a corrected
   // [N,3] and a stale [1,2], an If whose branches now disagree). Their sizes the facts do not

@@ -253,16 +253,17 @@ absl::StatusOr<PipelineReport> PassManager::run(ir::Model& model) {
     }
   }
   // A rewrite can let ONNX Runtime's inference meet a stale declaration it loaded the model
-  // with before: the rule is the framework's, whichever passes ran.
+  // with before (rewrite/declarations.h): whichever passes ran, a changed model keeps only the
+  // declared sizes the facts prove.
   if (report.changed) {
     const int64_t corrected = legalizeDeclarations(
         model, [&]() -> ShapeOracle& { return analyses.shapes(); },
-        [](const ir::Value&, absl::string_view, const ir::Type&, const ir::Type&) {});
+        [](const ir::Value&, absl::string_view, const ir::Type&, const ir::Type&) {},
+        UnprovenSizes::kDrop);
     if (corrected > 0) {
       report.warnings.push_back(absl::StrCat(
           "corrected ", corrected, corrected == 1 ? " declaration" : " declarations",
-          " that the types the graph computes contradict or do not prove (as legalize-value-info "
-          "does)"));
+          " that the types the graph computes contradict or do not prove"));
     }
   }
   // A changed model is verified once at the end, so that no caller saves one a pass broke.
