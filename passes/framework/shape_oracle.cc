@@ -1,16 +1,20 @@
 #include "onnxopt/rewrite/shape_oracle.h"
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <string>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/functional/function_ref.h"
+#include "absl/strings/str_split.h"
 #include "onnx/shape_inference/implementation.h"
 #include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/match.h"
@@ -265,6 +269,7 @@ enum class Rule {
   kTopK,
   kNonMaxSuppression,  // [selected boxes, 3] int64 indices
   kGatherND,
+  kEinsum,
 };
 
 struct RuleOf {
@@ -315,6 +320,7 @@ const RuleOf* ruleFor(const ir::Node& node) {
     rules->emplace("TopK", RuleOf{Rule::kTopK});
     rules->emplace("NonMaxSuppression", RuleOf{Rule::kNonMaxSuppression, 10});
     rules->emplace("GatherND", RuleOf{Rule::kGatherND, 11});
+    rules->emplace("Einsum", RuleOf{Rule::kEinsum, 12});
     const std::pair<const char*, Rule> kShapeOps[] = {
         {"Constant", Rule::kConstant}, {"Shape", Rule::kShape}, {"Size", Rule::kSize},
         {"CastLike", Rule::kCastLike}, {"ConstantOfShape", Rule::kConstantOfShape},
@@ -674,7 +680,8 @@ namespace {
 // frames to libonnx, 3 to ONNX Runtime); and a Squeeze whose axes are empty or not a constant
 // (an empty list squeezes every dim of 1 in ONNX Runtime's kernel, none in libonnx); and a Slice
 // with an open end and a negative step (sliceRange: to the first element in ONNX Runtime's
-// kernel, nothing in libonnx).
+// kernel, nothing in libonnx); and Einsum (a label of size 1 in one operand broadcasts in ONNX
+// Runtime's kernel; libonnx takes the first operand's size: einsumRule).
 bool libonnxSizeDiffersFromOrt(const ir::Node& node, ShapeOracle& shapes) {
   // Compared as interned names: this runs for every value inferredTypeOf() answers.
   static const ir::OpName* const kStft = &ir::OpName::of("STFT");
@@ -684,8 +691,9 @@ bool libonnxSizeDiffersFromOrt(const ir::Node& node, ShapeOracle& shapes) {
   static const ir::OpName* const kPools[] = {&ir::OpName::of("MaxPool"),
                                              &ir::OpName::of("AveragePool"),
                                              &ir::OpName::of("LpPool")};
+  static const ir::OpName* const kEinsum = &ir::OpName::of("Einsum");
   const ir::OpName* op = &node.op();
-  if (op == kStft) return true;
+  if (op == kStft || op == kEinsum) return true;
   if (op == kSlice) {
     if (node.numInputs() < 5 || node.input(2) == nullptr || node.input(4) == nullptr) return false;
     const std::optional<std::vector<int64_t>> ends = shapes.constantInts(*node.input(2));
@@ -1442,6 +1450,83 @@ Type gatherNDRule(const ir::Node& node, const Type& data, const Type& indices) {
   return Type::tensor(elem, std::move(out));
 }
 
+// Einsum: a label's size is what its operands agree on, a 1 broadcasting against another size
+// as ONNX Runtime's kernel does (libonnx 1.12 takes the first operand's), and the dims of the
+// ellipsis broadcast as numpy's do. The output is the explicit term after "->", or else the
+// ellipsis and then the labels that occur once, in alphabetical order. Without every operand's
+// shape, the element type alone.
+Type einsumRule(const ir::Node& node, absl::FunctionRef<const Type&(size_t)> input_type) {
+  const int32_t elem = node.numInputs() > 0 ? input_type(0).elemType() : 0;
+  const ir::Attribute* attribute = node.attr("equation");
+  if (attribute == nullptr || attribute->kind() != onnx::AttributeProto::STRING) return Type();
+  std::string equation;
+  for (char c : attribute->s()) {
+    if (c != ' ') equation += c;
+  }
+  const size_t arrow = equation.find("->");
+  const std::vector<std::string> terms = absl::StrSplit(equation.substr(0, arrow), ',');
+  if (terms.size() != node.numInputs()) return Type();
+  const std::string kEllipsis = "...";
+  std::map<char, Dim> label_dims;
+  std::map<char, int> occurrences;
+  Shape ellipsis;
+  bool has_ellipsis = false;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    if (!input_type(i).shape()) return Type::tensor(elem);
+    const Shape& dims = *input_type(i).shape();
+    const std::string& term = terms[i];
+    const size_t dots = term.find(kEllipsis);
+    const size_t letters = term.size() - (dots == std::string::npos ? 0 : kEllipsis.size());
+    if (dims.size() < letters || (dots == std::string::npos && dims.size() != letters)) return Type();
+    const size_t ellipsis_rank = dims.size() - letters;
+    if (dots != std::string::npos) {
+      has_ellipsis = true;
+      const Shape own(dims.begin() + static_cast<ptrdiff_t>(dots),
+                      dims.begin() + static_cast<ptrdiff_t>(dots + ellipsis_rank));
+      std::optional<Shape> merged = broadcastShapes(ellipsis, own);
+      if (!merged) return Type();
+      ellipsis = std::move(*merged);
+    }
+    size_t dim = 0;
+    for (size_t c = 0; c < term.size(); ++c) {
+      if (c == dots) {
+        c += kEllipsis.size() - 1;
+        dim += ellipsis_rank;
+        continue;
+      }
+      if (!std::isalpha(static_cast<unsigned char>(term[c]))) return Type();
+      const Dim& size = dims[dim++];
+      ++occurrences[term[c]];
+      auto [it, inserted] = label_dims.emplace(term[c], size);
+      if (inserted) continue;
+      std::optional<Shape> merged = broadcastShapes(Shape{it->second}, Shape{size});
+      if (!merged) return Type();
+      it->second = merged->front();
+    }
+  }
+  std::string output;
+  if (arrow != std::string::npos) {
+    output = equation.substr(arrow + 2);
+  } else {
+    if (has_ellipsis) output = std::string(kEllipsis);
+    for (const auto& [label, count] : occurrences) {
+      if (count == 1) output += label;
+    }
+  }
+  Shape out;
+  for (size_t c = 0; c < output.size(); ++c) {
+    if (output.compare(c, kEllipsis.size(), kEllipsis) == 0) {
+      out.insert(out.end(), ellipsis.begin(), ellipsis.end());
+      c += kEllipsis.size() - 1;
+      continue;
+    }
+    auto it = label_dims.find(output[c]);
+    if (it == label_dims.end()) return Type();
+    out.push_back(it->second);
+  }
+  return Type::tensor(elem, std::move(out));
+}
+
 Type tileRule(const ir::Node& node, const Type& input, ShapeOracle& shapes) {
   const int32_t elem = input.elemType();
   if (!input.shape()) return Type::tensor(elem);
@@ -1890,6 +1975,8 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
       return Type::tensor(input_type(0).elemType(), input_type(1).shape());
     case Rule::kSlice:
       return sliceRule(node, opset, input_type(0), *this);
+    case Rule::kEinsum:
+      return einsumRule(node, input_type);
     case Rule::kTile:
       return tileRule(node, input_type(0), *this);
     case Rule::kRange:

@@ -1183,6 +1183,27 @@ g (float[N,3,4] X, int64[1] ends, int64[1] fed_axes) => (float[?,?,?] Cut, float
   EXPECT_EQ(inferredShape(*model, "Any"), shape({Dim::unknown(), Dim::unknown(), Dim::unknown()}));
 }
 
+// Einsum: a label of size 1 broadcasts against another size, as ONNX Runtime's kernel does
+// (libonnx 1.12 takes the first operand's), the ellipsis dims broadcast, and the implicit
+// output is the ellipsis and the labels seen once, in alphabetical order.
+TEST(ShapeRulesTest, EinsumBroadcastsLabelsOfSizeOne) {
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 15]>
+g (float[1,1,2] A, float[2,2,3] B, float[N,1,4,5] C, float[3,5,6] D, float[2,?] E)
+    => (float[?,?,?] Batched, float[?,?,?,?] Ellipsis, float[?,?] Implicit, float[?] Unknown) {
+  Batched = Einsum<equation = "bij,bjk->bik">(A, B)
+  Ellipsis = Einsum<equation = "...ij,...jk">(C, D)
+  Implicit = Einsum<equation = "ji">(E)
+  Unknown = Einsum<equation = "ij->i">(E)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(inferredShape(*model, "Batched"), shape({k(2), k(1), k(3)}));
+  EXPECT_EQ(inferredShape(*model, "Ellipsis"), shape({s("N"), k(3), k(4), k(6)}));
+  EXPECT_EQ(inferredShape(*model, "Implicit"), shape({Dim::unknown(), k(2)}));
+  EXPECT_EQ(inferredShape(*model, "Unknown"), shape({k(2)}));
+}
+
 // Found by eval_fuzzer: Flatten multiplied dims without checking for overflow (there, two dims of
 // -2^63 from an Expand). At opset 23, where libonnx's Flatten rule does not apply.
 TEST(ShapeRulesTest, FlattenOfDimsWhoseProductOverflowsIsUnknown) {
