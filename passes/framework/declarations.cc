@@ -78,14 +78,18 @@ class Legalizer {
     }
   }
 
-  // `declared` as it should be for `value`; nullopt when it stays.
+  // `declared` as it should be for `value`; nullopt when it stays. An Einsum's output keeps
+  // what nothing contradicts: ONNX Runtime's inference takes a label's size from the first
+  // operand where its kernel broadcasts a 1, so without the declaration it would allocate the
+  // wrong size inside a body.
   std::optional<ir::Type> legal(const ir::Type& declared, const ir::Value& value, bool drop) {
     const ir::Type& fact = shapes_().inferredTypeOf(value);
     if (std::optional<ir::Type> type = correctedDeclaration(declared, fact)) {
       ++contradicted_;
       return type;
     }
-    return drop ? withUnprovenSizesDropped(declared, fact) : std::nullopt;
+    const bool einsum = value.producer() != nullptr && value.producer()->is("Einsum");
+    return drop && !einsum ? withUnprovenSizesDropped(declared, fact) : std::nullopt;
   }
 
   void record(const ir::Value& value, absl::string_view what, const ir::Type& declared,
