@@ -10,7 +10,8 @@
 // another declaration. The main graph's inputs and outputs are the model's interface and stay
 // as declared; a body's are corrected too (a Loop's carried value declared with another size
 // than its initial value's: ONNX Runtime runs that, until a fold lets its inference see the
-// contradiction inside the body and refuse the model).
+// contradiction inside the body and refuse the model). Once one declaration is contradicted,
+// the sizes the facts do not prove go everywhere (rewrite/declarations.h).
 
 #include <cstdint>
 #include <memory>
