@@ -26,6 +26,14 @@
 namespace onnxopt {
 namespace {
 
+// The ops shapeValueOf() evaluates through.
+bool isShapeValueStep(const ir::Node& node) {
+  if (!node.op().domain().empty()) return false;
+  const std::string& op = node.opType();
+  return op == "Identity" || op == "Shape" || op == "Gather" || op == "Unsqueeze" ||
+         op == "Concat" || op == "Slice";
+}
+
 bool isShape(const onnx::NodeProto& node) {
   return node.op_type() == "Shape" && (node.domain().empty() || node.domain() == "ai.onnx");
 }
@@ -575,6 +583,9 @@ absl::Span<ir::Node* const> ShapeOracle::forget(const ir::Node& node) {
   // derived from what changed since they were dropped.
   readers_of_forgotten_.clear();
   auto drop_below = [this](const ir::Node& changed, bool always) {
+    // shapeValueOf() memoizes nothing, so the answers it read lie beyond a node it looks
+    // through even where that node's outputs have none of their own.
+    always = always || isShapeValueStep(changed);
     for (const ir::Value* output : changed.outputs()) {
       if (output == nullptr || (!dropAnswers(*output) && !always)) continue;
       for (const ir::Use& use : output->uses()) {
