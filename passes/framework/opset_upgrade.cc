@@ -11,8 +11,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "onnx/version_converter/convert.h"
+#include "onnxopt/ir/describe.h"
 #include "onnxopt/ir/serialization.h"
+#include "onnxopt/rewrite/declarations.h"
 #include "onnxopt/rewrite/shape_oracle.h"
+#include "onnxopt/rewrite/tensor_util.h"
 #include "onnx_inference.h"
 
 namespace onnxopt {
@@ -95,21 +98,19 @@ void forEachGraphProto(onnx::GraphProto& graph, Fn&& fn) {
   }
 }
 
-absl::Status checkConvertible(onnx::ModelProto& model, int64_t from, int64_t to) {
+absl::Status checkConvertible(ir::Model& model, int64_t from, int64_t to) {
   const AdapterTable& table = AdapterTable::get();
   absl::Status status;
-  forEachGraphProto(*model.mutable_graph(), [&](onnx::GraphProto& graph) {
-    for (const onnx::NodeProto& node : graph.node()) {
+  ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
+    for (const ir::Node& node : graph) {
       if (!status.ok()) return;
-      std::string problem;
-      if (!isDefaultDomain(node.domain())) {
-        problem = "the version converter converts only ops of the ONNX domain";
-      } else {
-        problem = table.problem(node.op_type(), from, to);
-      }
+      const std::string problem =
+          isDefaultDomain(node.domain())
+              ? table.problem(node.opType(), from, to)
+              : "the version converter converts only ops of the ONNX domain";
       if (!problem.empty()) {
         status = absl::UnimplementedError(absl::StrCat("cannot raise the opset from ", from,
-                                                       " to ", to, ": ", describeNode(node), ": ",
+                                                       " to ", to, ": ", ir::describe(node), ": ",
                                                        problem));
       }
     }
@@ -172,46 +173,58 @@ class SetAside {
   absl::flat_hash_map<std::string, size_t> index_;
 };
 
-// The declared types of a model's values (graph inputs, outputs, value_info of every graph), by
-// name: what the converted model declares again, so that shape inference, which the adapters
-// need, adds nothing to the model and refines none of its declarations.
+// The declared types of a model's values (graph inputs, outputs, value_info), per graph in
+// forEachGraphProto's order: names are per scope (a body may reuse an outer value's name for a
+// value of another type). The converted model declares them again, so that shape inference,
+// which the adapters need, adds nothing to the model and refines none of its declarations.
 class Declarations {
  public:
   explicit Declarations(onnx::ModelProto& model) {
     forEachGraphProto(*model.mutable_graph(), [this](onnx::GraphProto& graph) {
-      for (const onnx::ValueInfoProto& info : graph.input()) types_.emplace(info.name(), info.type());
-      for (const onnx::ValueInfoProto& info : graph.output()) types_.emplace(info.name(), info.type());
+      Scope& scope = scopes_.emplace_back();
+      for (const onnx::ValueInfoProto& info : graph.input()) scope.types.emplace(info.name(), info.type());
+      for (const onnx::ValueInfoProto& info : graph.output()) scope.types.emplace(info.name(), info.type());
       for (const onnx::ValueInfoProto& info : graph.value_info()) {
-        types_.emplace(info.name(), info.type());
-        value_infos_.insert(info.name());
+        scope.types.emplace(info.name(), info.type());
+        scope.value_infos.insert(info.name());
       }
     });
   }
 
-  void restore(onnx::ModelProto& model) const {
-    forEachGraphProto(*model.mutable_graph(), [this](onnx::GraphProto& graph) {
+  // An error when `model` does not have the graphs the original had, in the same order.
+  absl::Status restore(onnx::ModelProto& model) const {
+    size_t next = 0;
+    forEachGraphProto(*model.mutable_graph(), [&](onnx::GraphProto& graph) {
+      if (next++ >= scopes_.size()) return;
+      const Scope& scope = scopes_[next - 1];
       for (auto* infos : {graph.mutable_input(), graph.mutable_output()}) {
         for (onnx::ValueInfoProto& info : *infos) {
-          auto it = types_.find(info.name());
-          if (it != types_.end()) *info.mutable_type() = it->second;
+          auto it = scope.types.find(info.name());
+          if (it != scope.types.end()) *info.mutable_type() = it->second;
         }
       }
       auto* infos = graph.mutable_value_info();
       int kept = 0;
       for (int i = 0; i < infos->size(); ++i) {
         onnx::ValueInfoProto& info = *infos->Mutable(i);
-        if (value_infos_.count(info.name()) == 0) continue;
-        *info.mutable_type() = types_.at(info.name());
+        if (scope.value_infos.count(info.name()) == 0) continue;
+        *info.mutable_type() = scope.types.at(info.name());
         if (kept != i) infos->SwapElements(kept, i);
         ++kept;
       }
       infos->DeleteSubrange(kept, infos->size() - kept);
     });
+    if (next == scopes_.size()) return absl::OkStatus();
+    return absl::InternalError(absl::StrCat("ONNX's version converter returned a model with ", next,
+                                            " graphs where the original had ", scopes_.size()));
   }
 
  private:
-  absl::flat_hash_map<std::string, onnx::TypeProto> types_;
-  absl::flat_hash_set<std::string> value_infos_;
+  struct Scope {
+    absl::flat_hash_map<std::string, onnx::TypeProto> types;
+    absl::flat_hash_set<std::string> value_infos;
+  };
+  std::vector<Scope> scopes_;
 };
 
 }  // namespace
@@ -225,23 +238,226 @@ absl::Status checkTargetOpset(int64_t target_opset) {
 
 namespace {
 
-// What onnx-opt's shape analysis knows of the main graph's node outputs that the model declares
-// no shape for, as value_info entries: ONNX 1.12's inference leaves some of them unknown (the
-// output of a Reshape to a computed shape), and adapters need their rank (Softmax 12 -> 13).
+// What onnx-opt's shape analysis knows of the main graph's node outputs beyond what the model
+// declares, as value_info entries: ONNX 1.12's inference leaves some of them unknown (the
+// output of a Reshape to a computed shape), and adapters need their rank (Softmax 12 -> 13) or
+// dims (the Reshape that adapter adds writes -1 for each one not known). A declared dim the
+// analysis does not know stays (declarations are legalized first: none contradicts a fact).
 std::vector<onnx::ValueInfoProto> shapeHints(ir::Model& model) {
   ShapeOracle shapes(model);
   std::vector<onnx::ValueInfoProto> hints;
   for (const ir::Node& node : model.graph()) {
     for (const ir::Value* output : node.outputs()) {
-      if (output == nullptr || output->type().shape()) continue;
-      const ir::Type& type = shapes.inferredTypeOf(*output);
-      if (type.elemType() == 0 || !type.shape()) continue;
+      if (output == nullptr) continue;
+      const ir::Type& fact = shapes.inferredTypeOf(*output);
+      if (fact.elemType() == 0 || !fact.shape()) continue;
+      const ir::Type declared = output->type();
+      ir::Shape dims = *fact.shape();
+      bool adds = !declared.shape() || declared.shape()->size() != dims.size();
+      for (size_t i = 0; !adds && i < dims.size(); ++i) {
+        const ir::Dim& said = (*declared.shape())[i];
+        if (!said.isKnown() && dims[i].isKnown()) adds = true;
+        if (!dims[i].isKnown()) dims[i] = said;
+      }
+      if (!adds) continue;
       onnx::ValueInfoProto& hint = hints.emplace_back();
       hint.set_name(output->name());
-      type.writeTo(hint.mutable_type());
+      ir::Type::tensor(fact.elemType(), std::move(dims)).writeTo(hint.mutable_type());
     }
   }
   return hints;
+}
+
+// The opset before which Pad takes its pads and value as attributes.
+constexpr int64_t kPadInputsOpset = 11;
+
+std::string padMode(const onnx::NodeProto& pad) {
+  for (const onnx::AttributeProto& attribute : pad.attribute()) {
+    if (attribute.name() == "mode") return attribute.s();
+  }
+  return "constant";
+}
+
+bool isPad(const onnx::NodeProto& node) {
+  return node.op_type() == "Pad" && isDefaultDomain(node.domain());
+}
+
+// What the conversion needs to know of the model that its protos do not say.
+struct ConversionFacts {
+  std::vector<onnx::ValueInfoProto> hints;  // see shapeHints()
+  // The element type of each Pad's input by the Pad's first output (0: not known), where the
+  // model is below opset 11: ONNX 1.12's Pad 10 -> 11 adapter makes the pad value a float
+  // whatever the input's type.
+  absl::flat_hash_map<std::string, int32_t> pad_input_types;
+};
+
+ConversionFacts conversionFacts(ir::Model& model, int64_t from) {
+  ConversionFacts facts;
+  facts.hints = shapeHints(model);
+  if (from >= kPadInputsOpset) return facts;
+  ShapeOracle shapes(model);
+  ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
+    for (const ir::Node& node : graph) {
+      if (!node.is("Pad") || node.output(0) == nullptr || node.input(0) == nullptr) continue;
+      facts.pad_input_types[node.output(0)->name()] = shapes.elemTypeOf(*node.input(0));
+    }
+  });
+  return facts;
+}
+
+// Pads below opset 11 in the form ONNX 1.12's Pad 10 -> 11 adapter reads: it asserts on a
+// constant-mode Pad without `value` (the spec's default is 0), and keeps a `value` that another
+// mode ignores, which Pad-11 does not define.
+void spellOutPadValues(onnx::ModelProto& model) {
+  forEachGraphProto(*model.mutable_graph(), [](onnx::GraphProto& graph) {
+    for (onnx::NodeProto& node : *graph.mutable_node()) {
+      if (!isPad(node)) continue;
+      const bool constant = padMode(node) == "constant";
+      auto* attributes = node.mutable_attribute();
+      auto value = std::find_if(attributes->begin(), attributes->end(),
+                                [](const onnx::AttributeProto& a) { return a.name() == "value"; });
+      if (constant && value == attributes->end()) {
+        onnx::AttributeProto* zero = node.add_attribute();
+        zero->set_name("value");
+        zero->set_type(onnx::AttributeProto::FLOAT);
+        zero->set_f(0.0f);
+      } else if (!constant && value != attributes->end()) {
+        attributes->erase(value);
+      }
+    }
+  });
+}
+
+// The float pad value the Pad 10 -> 11 adapter gave each converted Pad, in its input's type: a
+// 0 is dropped (Pad-11's default), another value is written as a float16 or double where the
+// input is one. Unimplemented, naming the Pad, where that type is not known.
+absl::Status retypePadValues(onnx::ModelProto& model, const ConversionFacts& facts) {
+  absl::Status status;
+  forEachGraphProto(*model.mutable_graph(), [&](onnx::GraphProto& graph) {
+    absl::flat_hash_map<std::string, onnx::NodeProto*> constants;
+    for (onnx::NodeProto& node : *graph.mutable_node()) {
+      if (node.op_type() == "Constant" && node.output_size() == 1) constants[node.output(0)] = &node;
+    }
+    absl::flat_hash_set<std::string> dropped;
+    for (onnx::NodeProto& node : *graph.mutable_node()) {
+      if (!status.ok() || !isPad(node) || node.input_size() != 3 || node.output_size() == 0) continue;
+      const auto type = facts.pad_input_types.find(node.output(0));
+      const auto constant = constants.find(node.input(2));
+      if (type == facts.pad_input_types.end() || constant == constants.end()) continue;
+      onnx::TensorProto* value = constant->second->mutable_attribute(0)->mutable_t();
+      if (value->data_type() != onnx::TensorProto::FLOAT || value->float_data_size() != 1) continue;
+      const float pad_value = value->float_data(0);
+      if (pad_value == 0.0f) {
+        node.mutable_input()->RemoveLast();
+        dropped.insert(constant->first);
+      } else if (type->second == onnx::TensorProto::FLOAT16) {
+        value->clear_float_data();
+        value->set_data_type(onnx::TensorProto::FLOAT16);
+        value->add_int32_data(floatToHalf(pad_value));
+      } else if (type->second == onnx::TensorProto::DOUBLE) {
+        value->clear_float_data();
+        value->set_data_type(onnx::TensorProto::DOUBLE);
+        value->add_double_data(pad_value);
+      } else if (type->second != onnx::TensorProto::FLOAT) {
+        status = absl::UnimplementedError(absl::StrCat(
+            "cannot raise the opset past 10: ", describeNode(node), ": ONNX 1.12's converter "
+            "writes its pad value as a float, and the type of its input is not known"));
+      }
+    }
+    if (dropped.empty()) return;
+    auto* nodes = graph.mutable_node();
+    nodes->erase(std::remove_if(nodes->begin(), nodes->end(),
+                                [&](const onnx::NodeProto& n) {
+                                  return n.op_type() == "Constant" && n.output_size() == 1 &&
+                                         dropped.count(n.output(0)) != 0;
+                                }),
+                 nodes->end());
+  });
+  return status;
+}
+
+// ONNX 1.12's Softmax 12 -> 13 adapter (also LogSoftmax's and Hardmax's) reshapes the result
+// of a softmax over another axis than the last back to its input's dims, writing -1 for each
+// dim its shape inference did not know: with two of them the Reshape it adds is invalid.
+// Unimplemented, naming the node, for such a Reshape among the nodes the conversion added.
+absl::Status checkAddedReshapes(onnx::ModelProto& model,
+                                const std::vector<absl::flat_hash_set<std::string>>& original) {
+  absl::Status status;
+  size_t index = 0;
+  forEachGraphProto(*model.mutable_graph(), [&](onnx::GraphProto& graph) {
+    const absl::flat_hash_set<std::string>& own = original[index++];
+    absl::flat_hash_map<std::string, const onnx::TensorProto*> added_constants;
+    for (const onnx::NodeProto& node : graph.node()) {
+      if (node.op_type() == "Constant" && node.output_size() == 1 && node.attribute_size() == 1 &&
+          own.count(node.output(0)) == 0) {
+        added_constants[node.output(0)] = &node.attribute(0).t();
+      }
+    }
+    for (const onnx::NodeProto& node : graph.node()) {
+      if (!status.ok() || node.op_type() != "Reshape" || node.input_size() != 2) continue;
+      const auto target = added_constants.find(node.input(1));
+      if (target == added_constants.end()) continue;
+      const auto& dims = target->second->int64_data();
+      if (std::count(dims.begin(), dims.end(), -1) < 2) continue;
+      status = absl::UnimplementedError(absl::StrCat(
+          "cannot raise the opset past 12: the softmax with output '", node.output(0),
+          "': ONNX 1.12's converter reshapes its result back to its input's dims, of which more "
+          "than one is not known"));
+    }
+  });
+  return status;
+}
+
+// The names of the values each graph defines (inputs, initializers, node outputs), per graph
+// in forEachGraphProto's order.
+std::vector<absl::flat_hash_set<std::string>> definedNames(onnx::ModelProto& model) {
+  std::vector<absl::flat_hash_set<std::string>> names;
+  forEachGraphProto(*model.mutable_graph(), [&](onnx::GraphProto& graph) {
+    absl::flat_hash_set<std::string>& defined = names.emplace_back();
+    for (const onnx::ValueInfoProto& input : graph.input()) defined.insert(input.name());
+    for (const onnx::TensorProto& initializer : graph.initializer()) defined.insert(initializer.name());
+    for (const onnx::NodeProto& node : graph.node()) {
+      for (const std::string& output : node.output()) defined.insert(output);
+    }
+  });
+  return names;
+}
+
+// The converter names the values its adapters add by a count that each graph starts afresh, so
+// an adapter's value in a body can take the name of one outside, which ONNX Runtime refuses
+// (not single static assignment). Each added value whose name another graph defines is renamed
+// where its graph defines and reads it (an adapter's value is read by the node it adapted).
+// `original`: definedNames() of the model before the conversion, which has the same graphs.
+void renameClashingAddedValues(onnx::ModelProto& model,
+                               const std::vector<absl::flat_hash_set<std::string>>& original) {
+  absl::flat_hash_set<std::string> taken;
+  for (const auto& defined : original) taken.insert(defined.begin(), defined.end());
+  int64_t next_suffix = 0;
+  size_t index = 0;
+  forEachGraphProto(*model.mutable_graph(), [&](onnx::GraphProto& graph) {
+    const absl::flat_hash_set<std::string>& own = original[index++];
+    absl::flat_hash_map<std::string, std::string> renamed;
+    auto define = [&](std::string* name) {
+      if (name->empty() || own.count(*name) != 0 || taken.insert(*name).second) return;
+      std::string fresh;
+      do fresh = absl::StrCat("opset_upgrade_", next_suffix++); while (!taken.insert(fresh).second);
+      renamed[*name] = fresh;
+      *name = fresh;
+    };
+    for (onnx::TensorProto& initializer : *graph.mutable_initializer()) define(initializer.mutable_name());
+    for (onnx::NodeProto& node : *graph.mutable_node()) {
+      for (std::string& output : *node.mutable_output()) define(&output);
+    }
+    if (renamed.empty()) return;
+    auto rename = [&](std::string* name) {
+      auto it = renamed.find(*name);
+      if (it != renamed.end()) *name = it->second;
+    };
+    for (onnx::NodeProto& node : *graph.mutable_node()) {
+      for (std::string& input : *node.mutable_input()) rename(&input);
+    }
+    for (onnx::ValueInfoProto& output : *graph.mutable_output()) rename(output.mutable_name());
+  });
 }
 
 // Each hint as `graph`'s value_info entry of its name: the one declared without a shape takes
@@ -259,26 +475,11 @@ void addHints(const std::vector<onnx::ValueInfoProto>& hints, onnx::GraphProto& 
   }
 }
 
-// upgradeOpset() with `hints` given to the shape inference the adapters read (the converted
-// model declares what the original did, the hints not).
-absl::Status upgradeWithHints(onnx::ModelProto& model, int64_t target_opset,
-                              const std::vector<onnx::ValueInfoProto>& hints) {
-  if (absl::Status status = checkTargetOpset(target_opset); !status.ok()) return status;
+// upgradeOpset() of the exported model: `facts.hints` given to the shape inference the
+// adapters read (the converted model declares what the original did, the hints not).
+absl::Status upgradeWithFacts(onnx::ModelProto& model, int64_t target_opset,
+                              const ConversionFacts& facts) {
   const std::optional<int64_t> from = defaultOpset(model);
-  if (!from.has_value() || *from == target_opset) return absl::OkStatus();
-  if (*from > target_opset) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--target-opset ", target_opset, " is below the model's opset ", *from,
-        " (onnx-opt raises opsets, it does not lower them)"));
-  }
-  if (*from < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the model imports the ONNX domain at opset ", *from));
-  }
-  if (absl::Status status = checkConvertible(model, *from, target_opset); !status.ok()) {
-    return status;
-  }
-
   SetAside weights;
   weights.take(model);
   const Declarations declarations(model);
@@ -288,7 +489,8 @@ absl::Status upgradeWithHints(onnx::ModelProto& model, int64_t target_opset,
     // Some adapters need their input's rank (Softmax 12 -> 13), which exports seldom declare:
     // shape inference gives it, on a copy of the model without its weights.
     onnx::ModelProto probe = model;
-    addHints(hints, *probe.mutable_graph());
+    addHints(facts.hints, *probe.mutable_graph());
+    if (*from < kPadInputsOpset && target_opset >= kPadInputsOpset) spellOutPadValues(probe);
     try {
       detail::inferShapesGuarded(probe, onnx::ShapeInferenceOptions(false, 0, true));
     } catch (const std::exception&) {
@@ -305,8 +507,16 @@ absl::Status upgradeWithHints(onnx::ModelProto& model, int64_t target_opset,
     return absl::InternalError(absl::StrCat("ONNX's version converter failed to raise the opset from ",
                                             *from, " to ", target_opset, ": ", failure));
   }
+  const std::vector<absl::flat_hash_set<std::string>> original_names = definedNames(model);
+  absl::Status status = declarations.restore(converted);
+  if (status.ok()) status = checkAddedReshapes(converted, original_names);
+  if (status.ok()) status = retypePadValues(converted, facts);
+  if (!status.ok()) {
+    weights.putBack(model);
+    return status;
+  }
+  renameClashingAddedValues(converted, original_names);
   weights.putBack(converted);
-  declarations.restore(converted);
   converted.set_ir_version(std::max<int64_t>(converted.ir_version(), irVersionOf(target_opset)));
   model.Swap(&converted);
   return absl::OkStatus();
@@ -315,19 +525,56 @@ absl::Status upgradeWithHints(onnx::ModelProto& model, int64_t target_opset,
 }  // namespace
 
 absl::Status upgradeOpset(onnx::ModelProto& model, int64_t target_opset) {
-  return upgradeWithHints(model, target_opset, {});
+  if (absl::Status status = checkTargetOpset(target_opset); !status.ok()) return status;
+  const std::optional<int64_t> from = defaultOpset(model);
+  if (!from.has_value() || *from == target_opset) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<ir::Model>> imported = ir::importModel(std::move(model));
+  if (!imported.ok()) return imported.status();
+  const absl::Status status = upgradeOpset(*imported, target_opset);
+  absl::StatusOr<onnx::ModelProto> exported = ir::exportModel(*std::move(imported));
+  if (!exported.ok()) return exported.status();
+  model = *std::move(exported);
+  return status;
 }
 
 absl::Status upgradeOpset(std::unique_ptr<ir::Model>& model, int64_t target_opset) {
   if (absl::Status status = checkTargetOpset(target_opset); !status.ok()) return status;
   const std::optional<int64_t> from = model->opsetVersion("");
   if (!from.has_value() || *from == target_opset) return absl::OkStatus();
+  if (*from > target_opset) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--target-opset ", target_opset, " is below the model's opset ", *from,
+        " (onnx-opt raises opsets, it does not lower them)"));
+  }
+  if (*from < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the model imports the ONNX domain at opset ", *from));
+  }
+  if (absl::Status status = checkConvertible(*model, *from, target_opset); !status.ok()) {
+    return status;
+  }
   ir::LoadOptions load;
   load.external_data_dir = model->baseDir();
-  const std::vector<onnx::ValueInfoProto> hints = shapeHints(*model);
+  // The adapters read declared shapes (Softmax 12 -> 13 reshapes back to one), and the
+  // converted nodes let ONNX Runtime's inference know more or less than the original's did (a
+  // Split's sizes as a Constant input are not read): a stale declaration would be built into
+  // the model, or fail it. A converted model keeps only the declared sizes the facts prove, as
+  // a model a pipeline changed does.
+  {
+    std::optional<ShapeOracle> shapes;
+    legalizeDeclarations(
+        *model,
+        [&]() -> ShapeOracle& {
+          if (!shapes) shapes.emplace(*model);
+          return *shapes;
+        },
+        [](const ir::Value&, absl::string_view, const ir::Type&, const ir::Type&) {},
+        UnprovenSizes::kDrop);
+  }
+  const ConversionFacts facts = conversionFacts(*model, *from);
   absl::StatusOr<onnx::ModelProto> proto = ir::exportModel(std::move(model));
   if (!proto.ok()) return proto.status();
-  const absl::Status status = upgradeWithHints(*proto, target_opset, hints);
+  const absl::Status status = upgradeWithFacts(*proto, target_opset, facts);
   absl::StatusOr<std::unique_ptr<ir::Model>> imported = ir::importModel(*std::move(proto), load);
   if (!imported.ok()) return imported.status();
   model = *std::move(imported);

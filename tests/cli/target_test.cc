@@ -234,6 +234,47 @@ TEST(UpgradeOpset, RefusalsLeaveTheModelUnchanged) {
   }
 }
 
+// ONNX 1.12's Softmax 12 -> 13 adapter reshapes a softmax over a middle axis back to its input's
+// dims with -1 for each it does not know: with two, the Reshape it adds is invalid. Refused,
+// the model as it came.
+TEST(UpgradeOpset, RefusesASoftmaxItWouldReshapeBackToTwoUnknownDims) {
+  onnx::ModelProto proto = parse(R"(
+<ir_version: 6, opset_import: ["" : 11]>
+g (float[N,M] X) => (float[N,M] S) {
+  S = Softmax<axis = 0>(X)
+}
+)");
+  const std::string before = serialize(proto);
+  const absl::Status status = onnxopt::upgradeOpset(proto, 13);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
+  EXPECT_TRUE(contains(std::string(status.message()), "softmax with output 'S'")) << status;
+  EXPECT_EQ(serialize(proto), before);
+}
+
+// One dim unknown is a -1 the Reshape resolves; the other comes from onnx-opt's shape analysis
+// where the model declares only a symbol for it.
+TEST(UpgradeOpset, ASoftmaxReshapedBackGetsTheDimsTheShapeAnalysisKnows) {
+  onnx::ModelProto proto = parse(R"(
+<ir_version: 6, opset_import: ["" : 9]>
+g (float[N,4] X) => (float[N,4] S) <float[A,B] T> {
+  T = Tanh(X)
+  S = Softmax<axis = 0>(T)
+}
+)");
+  const absl::Status status = onnxopt::upgradeOpset(proto, 13);
+  ASSERT_TRUE(status.ok()) << status;
+  bool found = false;
+  for (const onnx::NodeProto& node : proto.graph().node()) {
+    if (node.op_type() != "Constant") continue;
+    const onnx::TensorProto& target = node.attribute(0).t();
+    ASSERT_EQ(target.int64_data_size(), 2);
+    EXPECT_EQ(target.int64_data(0), -1);
+    EXPECT_EQ(target.int64_data(1), 4);
+    found = true;
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(UpgradeOpset, IrModelIsUpgradedThroughExportAndImport) {
   absl::StatusOr<std::unique_ptr<onnxopt::ir::Model>> model =
       onnxopt::ir::loadModelFromFile(kTransformer13);

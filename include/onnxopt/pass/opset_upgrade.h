@@ -31,7 +31,13 @@ ONNXOPT_API absl::Status checkTargetOpset(int64_t target_opset);
 //  - Unimplemented, naming the op and its node: the converter has no adapter for an op of the
 //    model at one of the steps, does not know the op, or the node is outside the ONNX domain
 //    (ONNX 1.12's converter would convert such a node as the ONNX op of the same name);
+//  - Unimplemented, naming the node, where the converter's result would be wrong: a softmax over
+//    a middle axis whose input has more than one dim not known (opset 12 -> 13 reshapes back to
+//    them), a Pad below opset 11 with a pad value and an input of unknown type;
 //  - Internal: the converter failed (an exception of ONNX's, its message kept).
+// The model's declarations are legalized before the conversion (rewrite/declarations.h, as after
+// a pipeline that changed a model): after the errors found only by converting, the model is as it
+// came but for those.
 ONNXOPT_API absl::Status upgradeOpset(onnx::ModelProto& model, int64_t target_opset);
 
 // The same for a model in the IR: exported (raw weights moved, not copied), upgraded, imported
