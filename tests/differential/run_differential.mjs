@@ -6,7 +6,7 @@
 //
 //   node run_differential.mjs --driver DIFF_DRIVER --models DIR [--work DIR] [--jobs J]
 //                             [--pipeline -O1|-O2|target=NAME | --each-pass]
-//                             [--seed N] [--require-fires] [--fix-dims]
+//                             [--seed N] [--require-fires] [--fix-dims] [--target-opset N]
 //
 // DIR holds the models and the manifest.json that gen_graphs.py writes. --require-fires fails
 // the run naming every pass that ran and fired in no graph, and every pattern (family: the
@@ -16,6 +16,8 @@
 // (graph i: run i % runs), and runs both models with those sizes only: shapes that are
 // symbolic otherwise become known, and the folds and eliminations that need them fire;
 // --require-fires then asks only passes to fire, not every pattern family.
+// --target-opset N raises every graph below opset N to N first (`--target-opset`), where ONNX
+// 1.12's converter can.
 // The last line is "N passed, M failed"; exit 0 when nothing failed.
 
 import { spawn } from 'node:child_process';
@@ -35,7 +37,7 @@ function die(message) {
 }
 
 function parseArgs(argv) {
-  const o = { driver: null, models: null, work: null, jobs: 2, seed: 20240521, requireFires: false, fixDims: false, mode: ['--pipeline', '-O1'] };
+  const o = { driver: null, models: null, work: null, jobs: 2, seed: 20240521, requireFires: false, fixDims: false, targetOpset: null, mode: ['--pipeline', '-O1'] };
   walkArgs(argv, die, (arg, take, raw) => {
     switch (arg) {
       case '--driver': o.driver = path.resolve(take()); break;
@@ -47,6 +49,7 @@ function parseArgs(argv) {
       case '--each-pass': o.mode = ['--each-pass']; break;
       case '--require-fires': o.requireFires = true; break;
       case '--fix-dims': o.fixDims = true; break;
+      case '--target-opset': o.targetOpset = take(); break;
       default: die(`unknown argument '${raw}'`);
     }
   });
@@ -127,7 +130,8 @@ async function main() {
     .filter((c) => c.length);
   const optimized = new Map();
   await Promise.all(chunks.map(async (chunk) => {
-    const results = await optimizeAll(o.driver, o.mode, chunk.map((n) => path.join(o.models, n)), work, driverArgument);
+    const mode = o.targetOpset ? [...o.mode, '--target-opset', o.targetOpset] : o.mode;
+    const results = await optimizeAll(o.driver, mode, chunk.map((n) => path.join(o.models, n)), work, driverArgument);
     chunk.forEach((n, i) => optimized.set(n, results[i]));
   }));
   const tOpt = Date.now();

@@ -3,7 +3,7 @@
 # compares each with its original under ONNX Runtime (see README.md beside this script).
 #
 # Usage: run_differential.sh DIFF_DRIVER [--pipeline P | --each-pass] [--seed S] [--count N]
-#                            [--jobs J] [--keep-dir DIR] [--fix-dims]
+#                            [--jobs J] [--keep-dir DIR] [--fix-dims] [--target-opset N]
 #   --pipeline P -O1 (default), -O2, target=ort, or pipeline text
 #   --each-pass  every registered pass alone on every graph
 #   --seed S     seed of the batch (default 1); graph i is the same for the same (S, i)
@@ -11,6 +11,7 @@
 #   --jobs J     parallel diff_driver and ORT processes (default 2)
 #   --keep-dir D keep the models in D/models and the optimized ones in D/optimized
 #   --fix-dims   fix each graph's named symbolic dims first (as --dim does), to one run's sizes
+#   --target-opset N  raise each graph below opset N to N first, where ONNX 1.12's converter can
 # Fails when a graph mismatches, onnx-opt fails on one, the generator makes an invalid one, or a
 # pass that ran fired in no graph. Exit 77 (skip) only when node is missing.
 set -euo pipefail
@@ -22,7 +23,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../equivalence/lib/env.sh"
 driver="$1"
 shift
-seed=1 count=300 jobs=2 keep="" mode=(--pipeline -O1) fix_dims=()
+seed=1 count=300 jobs=2 keep="" mode=(--pipeline -O1) fix_dims=() target_opset=()
 while (($#)); do
   case "$1" in
     --seed) seed="$2"; shift 2 ;;
@@ -32,6 +33,7 @@ while (($#)); do
     --pipeline) mode=(--pipeline "$2"); shift 2 ;;
     --each-pass) mode=(--each-pass); shift ;;
     --fix-dims) fix_dims=(--fix-dims); shift ;;
+    --target-opset) target_opset=(--target-opset "$2"); shift 2 ;;
     *) echo "run_differential.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -49,7 +51,7 @@ generated=0
 echo "generator: $(( ($(date +%s%N) - start) / 1000000 )) ms"
 status=0
 node "$here/run_differential.mjs" --driver "$driver" --models "$work/models" --work "$work/optimized" \
-  --jobs "$jobs" "${mode[@]}" "${fix_dims[@]}" --require-fires || status=$?
+  --jobs "$jobs" "${mode[@]}" "${fix_dims[@]}" "${target_opset[@]}" --require-fires || status=$?
 if ((generated != 0)); then
   echo "FAIL: the generator made invalid graphs (INVALID lines above)"
   exit 1
