@@ -285,10 +285,11 @@ bool isPad(const onnx::NodeProto& node) {
 // What the conversion needs to know of the model that its protos do not say.
 struct ConversionFacts {
   std::vector<onnx::ValueInfoProto> hints;  // see shapeHints()
-  // The element type of each Pad's input by the Pad's first output (0: not known), where the
+  // The element type of each Pad's input by the Pad's first output (0: not known), per graph in
+  // the order forEachGraph() and forEachGraphProto() visit them (the export keeps it), where the
   // model is below opset 11: ONNX 1.12's Pad 10 -> 11 adapter makes the pad value a float
   // whatever the input's type.
-  absl::flat_hash_map<std::string, int32_t> pad_input_types;
+  std::vector<absl::flat_hash_map<std::string, int32_t>> pad_input_types;
 };
 
 ConversionFacts conversionFacts(ir::Model& model, int64_t from) {
@@ -297,9 +298,10 @@ ConversionFacts conversionFacts(ir::Model& model, int64_t from) {
   if (from >= kPadInputsOpset) return facts;
   ShapeOracle shapes(model);
   ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
+    absl::flat_hash_map<std::string, int32_t>& types = facts.pad_input_types.emplace_back();
     for (const ir::Node& node : graph) {
       if (!node.is("Pad") || node.output(0) == nullptr || node.input(0) == nullptr) continue;
-      facts.pad_input_types[node.output(0)->name()] = shapes.elemTypeOf(*node.input(0));
+      types[node.output(0)->name()] = shapes.elemTypeOf(*node.input(0));
     }
   });
   return facts;
@@ -333,7 +335,10 @@ void spellOutPadValues(onnx::ModelProto& model) {
 // input is one. Unimplemented, naming the Pad, where that type is not known.
 absl::Status retypePadValues(onnx::ModelProto& model, const ConversionFacts& facts) {
   absl::Status status;
+  size_t index = 0;
   forEachGraphProto(*model.mutable_graph(), [&](onnx::GraphProto& graph) {
+    if (index >= facts.pad_input_types.size()) return;
+    const absl::flat_hash_map<std::string, int32_t>& pad_input_types = facts.pad_input_types[index++];
     absl::flat_hash_map<std::string, onnx::NodeProto*> constants;
     for (onnx::NodeProto& node : *graph.mutable_node()) {
       if (node.op_type() == "Constant" && node.output_size() == 1) constants[node.output(0)] = &node;
@@ -341,9 +346,9 @@ absl::Status retypePadValues(onnx::ModelProto& model, const ConversionFacts& fac
     absl::flat_hash_set<std::string> dropped;
     for (onnx::NodeProto& node : *graph.mutable_node()) {
       if (!status.ok() || !isPad(node) || node.input_size() != 3 || node.output_size() == 0) continue;
-      const auto type = facts.pad_input_types.find(node.output(0));
+      const auto type = pad_input_types.find(node.output(0));
       const auto constant = constants.find(node.input(2));
-      if (type == facts.pad_input_types.end() || constant == constants.end()) continue;
+      if (type == pad_input_types.end() || constant == constants.end()) continue;
       onnx::TensorProto* value = constant->second->mutable_attribute(0)->mutable_t();
       if (value->data_type() != onnx::TensorProto::FLOAT || value->float_data_size() != 1) continue;
       const float pad_value = value->float_data(0);
