@@ -238,33 +238,37 @@ absl::Status checkTargetOpset(int64_t target_opset) {
 
 namespace {
 
-// What onnx-opt's shape analysis knows of the main graph's node outputs beyond what the model
-// declares, as value_info entries: ONNX 1.12's inference leaves some of them unknown (the
-// output of a Reshape to a computed shape), and adapters need their rank (Softmax 12 -> 13) or
-// dims (the Reshape that adapter adds writes -1 for each one not known). A declared dim the
-// analysis does not know stays (declarations are legalized first: none contradicts a fact).
-std::vector<onnx::ValueInfoProto> shapeHints(ir::Model& model) {
-  ShapeOracle shapes(model);
-  std::vector<onnx::ValueInfoProto> hints;
-  for (const ir::Node& node : model.graph()) {
-    for (const ir::Value* output : node.outputs()) {
-      if (output == nullptr) continue;
-      const ir::Type& fact = shapes.inferredTypeOf(*output);
-      if (fact.elemType() == 0 || !fact.shape()) continue;
-      const ir::Type declared = output->type();
-      ir::Shape dims = *fact.shape();
-      bool adds = !declared.shape() || declared.shape()->size() != dims.size();
-      for (size_t i = 0; !adds && i < dims.size(); ++i) {
-        const ir::Dim& said = (*declared.shape())[i];
-        if (!said.isKnown() && dims[i].isKnown()) adds = true;
-        if (!dims[i].isKnown()) dims[i] = said;
+// What onnx-opt's shape analysis knows of each graph's node outputs beyond what the model
+// declares, as value_info entries per graph in the order forEachGraph() and
+// forEachGraphProto() visit them (the export keeps it): ONNX 1.12's inference leaves some of
+// them unknown (the output of a Reshape to a computed shape), and adapters need their rank
+// (Softmax 12 -> 13) or dims (the Reshape that adapter adds writes -1 for each one not known).
+// A declared dim the analysis does not know stays (declarations are legalized first: none
+// contradicts a fact).
+std::vector<std::vector<onnx::ValueInfoProto>> shapeHints(ir::Model& model, ShapeOracle& shapes) {
+  std::vector<std::vector<onnx::ValueInfoProto>> hints;
+  ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
+    std::vector<onnx::ValueInfoProto>& graph_hints = hints.emplace_back();
+    for (const ir::Node& node : graph) {
+      for (const ir::Value* output : node.outputs()) {
+        if (output == nullptr) continue;
+        const ir::Type& fact = shapes.inferredTypeOf(*output);
+        if (fact.elemType() == 0 || !fact.shape()) continue;
+        const ir::Type declared = output->type();
+        ir::Shape dims = *fact.shape();
+        bool adds = !declared.shape() || declared.shape()->size() != dims.size();
+        for (size_t i = 0; !adds && i < dims.size(); ++i) {
+          const ir::Dim& said = (*declared.shape())[i];
+          if (!said.isKnown() && dims[i].isKnown()) adds = true;
+          if (!dims[i].isKnown()) dims[i] = said;
+        }
+        if (!adds) continue;
+        onnx::ValueInfoProto& hint = graph_hints.emplace_back();
+        hint.set_name(output->name());
+        ir::Type::tensor(fact.elemType(), std::move(dims)).writeTo(hint.mutable_type());
       }
-      if (!adds) continue;
-      onnx::ValueInfoProto& hint = hints.emplace_back();
-      hint.set_name(output->name());
-      ir::Type::tensor(fact.elemType(), std::move(dims)).writeTo(hint.mutable_type());
     }
-  }
+  });
   return hints;
 }
 
@@ -284,7 +288,7 @@ bool isPad(const onnx::NodeProto& node) {
 
 // What the conversion needs to know of the model that its protos do not say.
 struct ConversionFacts {
-  std::vector<onnx::ValueInfoProto> hints;  // see shapeHints()
+  std::vector<std::vector<onnx::ValueInfoProto>> hints;  // see shapeHints()
   // The element type of each Pad's input by the Pad's first output (0: not known), per graph in
   // the order forEachGraph() and forEachGraphProto() visit them (the export keeps it), where the
   // model is below opset 11: ONNX 1.12's Pad 10 -> 11 adapter makes the pad value a float
@@ -294,9 +298,9 @@ struct ConversionFacts {
 
 ConversionFacts conversionFacts(ir::Model& model, int64_t from) {
   ConversionFacts facts;
-  facts.hints = shapeHints(model);
-  if (from >= kPadInputsOpset) return facts;
   ShapeOracle shapes(model);
+  facts.hints = shapeHints(model, shapes);
+  if (from >= kPadInputsOpset) return facts;
   ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
     absl::flat_hash_map<std::string, int32_t>& types = facts.pad_input_types.emplace_back();
     for (const ir::Node& node : graph) {
@@ -465,19 +469,23 @@ void renameClashingAddedValues(onnx::ModelProto& model,
   });
 }
 
-// Each hint as `graph`'s value_info entry of its name: the one declared without a shape takes
-// the hint's type, the others are added.
-void addHints(const std::vector<onnx::ValueInfoProto>& hints, onnx::GraphProto& graph) {
-  absl::flat_hash_map<std::string, onnx::ValueInfoProto*> declared;
-  for (onnx::ValueInfoProto& info : *graph.mutable_value_info()) declared.emplace(info.name(), &info);
-  for (const onnx::ValueInfoProto& hint : hints) {
-    auto it = declared.find(hint.name());
-    if (it != declared.end()) {
-      *it->second->mutable_type() = hint.type();
-    } else {
-      *graph.add_value_info() = hint;
+// Each hint as its graph's value_info entry of its name: a declared entry takes the hint's
+// type, the others are added.
+void addHints(const std::vector<std::vector<onnx::ValueInfoProto>>& hints, onnx::ModelProto& model) {
+  size_t index = 0;
+  forEachGraphProto(*model.mutable_graph(), [&](onnx::GraphProto& graph) {
+    if (index >= hints.size()) return;
+    absl::flat_hash_map<std::string, onnx::ValueInfoProto*> declared;
+    for (onnx::ValueInfoProto& info : *graph.mutable_value_info()) declared.emplace(info.name(), &info);
+    for (const onnx::ValueInfoProto& hint : hints[index++]) {
+      auto it = declared.find(hint.name());
+      if (it != declared.end()) {
+        *it->second->mutable_type() = hint.type();
+      } else {
+        *graph.add_value_info() = hint;
+      }
     }
-  }
+  });
 }
 
 // upgradeOpset() of the exported model: `facts.hints` given to the shape inference the
@@ -494,7 +502,7 @@ absl::Status upgradeWithFacts(onnx::ModelProto& model, int64_t target_opset,
     // Some adapters need their input's rank (Softmax 12 -> 13), which exports seldom declare:
     // shape inference gives it, on a copy of the model without its weights.
     onnx::ModelProto probe = model;
-    addHints(facts.hints, *probe.mutable_graph());
+    addHints(facts.hints, probe);
     if (*from < kPadInputsOpset && target_opset >= kPadInputsOpset) spellOutPadValues(probe);
     try {
       detail::inferShapesGuarded(probe, onnx::ShapeInferenceOptions(false, 0, true));

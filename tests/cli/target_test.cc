@@ -234,6 +234,39 @@ TEST(UpgradeOpset, RefusalsLeaveTheModelUnchanged) {
   }
 }
 
+// The same inside an If branch: the hints reach every graph.
+TEST(UpgradeOpset, AdaptersInBodiesGetRanksFromTheShapeAnalysis) {
+  onnx::ModelProto proto = parse(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[N,200,1,1] X, float[200,2] W, bool c, float[N,2] Z) => (float[N,2] S) <int64[1] minus1 = {-1}> {
+  S = If(c) <
+    then_branch = t () => (float[N,2] a) {
+      s = Shape(X)
+      first = Slice<starts = [0], ends = [1], axes = [0]>(s)
+      target = Concat<axis = 0>(first, minus1)
+      R = Reshape(X, target)
+      M = MatMul(R, W)
+      a = Softmax<axis = 1>(M)
+    },
+    else_branch = e () => (float[N,2] b) {
+      b = Identity(Z)
+    }
+  >
+}
+)");
+  const absl::Status status = onnxopt::upgradeOpset(proto, 13);
+  ASSERT_TRUE(status.ok()) << status;
+  const onnx::GraphProto& branch = proto.graph().node(0).attribute(0).g();
+  int softmaxes = 0;
+  for (const onnx::NodeProto& node : branch.node()) {
+    if (node.op_type() != "Softmax") continue;
+    ++softmaxes;
+    EXPECT_EQ(node.attribute(0).i(), -1);
+  }
+  EXPECT_EQ(softmaxes, 1);
+  EXPECT_EQ(branch.value_info_size(), 0);  // the hints stay out of the result
+}
+
 // ONNX 1.12's Softmax 12 -> 13 adapter reshapes a softmax over a middle axis back to its input's
 // dims with -1 for each it does not know: with two, the Reshape it adds is invalid. Refused,
 // the model as it came.
