@@ -563,6 +563,18 @@ void ShapeOracle::switchToGraph(const ir::Graph& graph) {
 
 std::optional<int64_t> ShapeOracle::rankOf(const ir::Value& value) { return typeOf(value).rank(); }
 
+bool ShapeOracle::onnxAnswerHolds(const ir::Value& value) {
+  if (onnx_answer_stale_.empty()) return true;
+  if (onnx_answer_stale_.contains(&value)) return false;
+  for (const ir::Value* input : value.producer()->inputs()) {
+    if (input != nullptr && onnx_answer_stale_.contains(input)) {
+      onnx_answer_stale_.insert(&value);
+      return false;
+    }
+  }
+  return true;
+}
+
 bool ShapeOracle::dropAnswers(const ir::Value& value) {
   GraphAnswers& answers = answersIn(*value.graph());
   auto drop = [&value](auto& slots) {
@@ -587,6 +599,7 @@ absl::Span<ir::Node* const> ShapeOracle::forget(const ir::Node& node) {
     // through even where that node's outputs have none of their own.
     always = always || isShapeValueStep(changed);
     for (const ir::Value* output : changed.outputs()) {
+      if (output != nullptr) onnx_answer_stale_.insert(output);
       if (output == nullptr || (!dropAnswers(*output) && !always)) continue;
       for (const ir::Use& use : output->uses()) {
         ir::Node* reader = use.isGraphOutput() ? use.graphOutputOf()->parentNode() : use.user();
@@ -779,7 +792,8 @@ Type ShapeOracle::infer(const ir::Value& value) {
     return value.type();
   }
   Type derived = applyLocalRule(*producer, value.producerOutputIndex());
-  if (!derived.shape() && libonnxKnows(*producer, *this)) {
+  const bool onnx_answer_holds = onnxAnswerHolds(value);  // marks the value for its readers
+  if (!derived.shape() && onnx_answer_holds && libonnxKnows(*producer, *this)) {
     if (!onnx_inference_ran_) runOnnxShapeInference();
     auto inferred = onnx_inferred_.find(&value);
     if (inferred != onnx_inferred_.end()) derived = refine(std::move(derived), inferred->second);
@@ -1911,7 +1925,7 @@ ShapeOracle::Inferred ShapeOracle::inferFromInputs(const ir::Value& value) {
     return {carriedOutputType(*producer, value.producerOutputIndex()), false};
   }
   if (!producer->op().domain().empty() || hasSubgraphs(*producer)) return {Type(), false};
-  bool trusted = libonnxKnows(*producer, *this);
+  bool trusted = onnxAnswerHolds(value) && libonnxKnows(*producer, *this);
   for (const ir::Value* input : producer->inputs()) {
     if (input && !knownInferred(*input)->onnx_trusted) trusted = false;
   }

@@ -141,6 +141,10 @@ class ONNXOPT_API ShapeOracle {
   const ir::Type& remember(const ir::Value& value, ir::Type type);
   // Drops every answer about `value`; whether there was one.
   bool dropAnswers(const ir::Value& value);
+  // Whether ONNX's inference of `value` (a node output whose inputs are resolved) still
+  // describes it: not once the value's producer, or a producer upstream, changed, since the
+  // inference ran on the model as it was. Marks the value where not, for its readers.
+  bool onnxAnswerHolds(const ir::Value& value);
   GraphAnswers& answersIn(const ir::Graph& graph) {
     if (&graph != last_graph_) switchToGraph(graph);
     return *last_answers_;
@@ -157,6 +161,9 @@ class ONNXOPT_API ShapeOracle {
   const ir::Graph* last_graph_ = nullptr;
   GraphAnswers* last_answers_ = nullptr;
   absl::flat_hash_map<const ir::Value*, ir::Type> onnx_inferred_;
+  // Outputs of the nodes forget() was told changed or walked to, and the values derived from
+  // them since: onnx_inferred_ is of the model before the change there.
+  absl::flat_hash_set<const ir::Value*> onnx_answer_stale_;
   // While bodyInputType() checks an assumption (depth > 0), the values answered under it, to
   // be dropped if it fails.
   int induction_depth_ = 0;
