@@ -26,12 +26,14 @@
 namespace onnxopt {
 namespace {
 
-// The ops shapeValueOf() evaluates through.
+// The ops shapeValueOf() evaluates through. By their OpNames: forget() asks about every node it
+// walks to.
 bool isShapeValueStep(const ir::Node& node) {
-  if (!node.op().domain().empty()) return false;
-  const std::string& op = node.opType();
-  return op == "Identity" || op == "Shape" || op == "Gather" || op == "Unsqueeze" ||
-         op == "Concat" || op == "Slice";
+  static const ir::OpName* const kSteps[] = {
+      &ir::OpName::of("Identity"),  &ir::OpName::of("Shape"),  &ir::OpName::of("Gather"),
+      &ir::OpName::of("Unsqueeze"), &ir::OpName::of("Concat"), &ir::OpName::of("Slice")};
+  return std::any_of(std::begin(kSteps), std::end(kSteps),
+                     [&node](const ir::OpName* step) { return node.is(*step); });
 }
 
 bool isShape(const onnx::NodeProto& node) {
@@ -563,12 +565,24 @@ void ShapeOracle::switchToGraph(const ir::Graph& graph) {
 
 std::optional<int64_t> ShapeOracle::rankOf(const ir::Value& value) { return typeOf(value).rank(); }
 
+void ShapeOracle::markOnnxAnswerStale(const ir::Value& value) {
+  std::vector<bool>& stale = answersIn(*value.graph()).onnx_answer_stale;
+  if (stale.size() <= value.ordinal()) stale.resize(value.graph()->valueOrdinalBound());
+  stale[value.ordinal()] = true;
+  any_onnx_answer_stale_ = true;
+}
+
+bool ShapeOracle::onnxAnswerStale(const ir::Value& value) {
+  const std::vector<bool>& stale = answersIn(*value.graph()).onnx_answer_stale;
+  return value.ordinal() < stale.size() && stale[value.ordinal()];
+}
+
 bool ShapeOracle::onnxAnswerHolds(const ir::Value& value) {
-  if (onnx_answer_stale_.empty()) return true;
-  if (onnx_answer_stale_.contains(&value)) return false;
+  if (!any_onnx_answer_stale_) return true;
+  if (onnxAnswerStale(value)) return false;
   for (const ir::Value* input : value.producer()->inputs()) {
-    if (input != nullptr && onnx_answer_stale_.contains(input)) {
-      onnx_answer_stale_.insert(&value);
+    if (input != nullptr && onnxAnswerStale(*input)) {
+      markOnnxAnswerStale(value);
       return false;
     }
   }
@@ -599,7 +613,7 @@ absl::Span<ir::Node* const> ShapeOracle::forget(const ir::Node& node) {
     // through even where that node's outputs have none of their own.
     always = always || isShapeValueStep(changed);
     for (const ir::Value* output : changed.outputs()) {
-      if (output != nullptr) onnx_answer_stale_.insert(output);
+      if (output != nullptr && onnx_inference_ran_) markOnnxAnswerStale(*output);
       if (output == nullptr || (!dropAnswers(*output) && !always)) continue;
       for (const ir::Use& use : output->uses()) {
         ir::Node* reader = use.isGraphOutput() ? use.graphOutputOf()->parentNode() : use.user();

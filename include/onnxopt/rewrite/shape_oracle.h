@@ -123,6 +123,8 @@ class ONNXOPT_API ShapeOracle {
   struct GraphAnswers {
     std::vector<const ir::Type*> typed;        // typeOf()'s
     std::vector<const Inferred*> inferred;     // inferredTypeOf()'s
+    // Values whose ONNX inference no longer describes them (onnxAnswerHolds()).
+    std::vector<bool> onnx_answer_stale;
   };
   template <typename T>
   static T* answerAt(const std::vector<T*>& answers, const ir::Value& value) {
@@ -142,9 +144,11 @@ class ONNXOPT_API ShapeOracle {
   // Drops every answer about `value`; whether there was one.
   bool dropAnswers(const ir::Value& value);
   // Whether ONNX's inference of `value` (a node output whose inputs are resolved) still
-  // describes it: not once the value's producer, or a producer upstream, changed, since the
+  // describes it: not once the value's producer, or a producer upstream, changed after the
   // inference ran on the model as it was. Marks the value where not, for its readers.
   bool onnxAnswerHolds(const ir::Value& value);
+  void markOnnxAnswerStale(const ir::Value& value);
+  bool onnxAnswerStale(const ir::Value& value);
   GraphAnswers& answersIn(const ir::Graph& graph) {
     if (&graph != last_graph_) switchToGraph(graph);
     return *last_answers_;
@@ -161,9 +165,9 @@ class ONNXOPT_API ShapeOracle {
   const ir::Graph* last_graph_ = nullptr;
   GraphAnswers* last_answers_ = nullptr;
   absl::flat_hash_map<const ir::Value*, ir::Type> onnx_inferred_;
-  // Outputs of the nodes forget() was told changed or walked to, and the values derived from
-  // them since: onnx_inferred_ is of the model before the change there.
-  absl::flat_hash_set<const ir::Value*> onnx_answer_stale_;
+  // Whether some value's ONNX inference no longer describes it: outputs of the nodes forget()
+  // was told changed or walked to after the inference ran, and the values derived from them.
+  bool any_onnx_answer_stale_ = false;
   // While bodyInputType() checks an assumption (depth > 0), the values answered under it, to
   // be dropped if it fails.
   int induction_depth_ = 0;
