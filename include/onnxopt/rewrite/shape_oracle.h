@@ -33,7 +33,8 @@ inline constexpr int64_t kMaxRankFromShapeLength = 64;
 // rules for the common operators (elementwise, Gemm, MatMul, Transpose, Reshape, Expand, If,
 // Loop's carried values, ...) and, where those leave a value without a shape, ONNX's own shape
 // inference over the whole model, run at most once per oracle (it costs about two protobuf
-// parses of the model). What follows from them stands over a declaration (value_info, a graph
+// parses of the model); its answers describe the model as it was then, and are not read for
+// a value that a later change (forget()) reaches. What follows from them stands over a declaration (value_info, a graph
 // output's or a body input's type); typeOf() lets declarations fill in what it leaves unknown,
 // inferredTypeOf() does not, and every proof a pass makes reads the latter: a declaration may be
 // stale. An unknown dim is never guessed. Answers are memoized per value; values are SSA, so an
