@@ -34,13 +34,14 @@ inline constexpr int64_t kMaxRankFromShapeLength = 64;
 // Loop's carried values, ...) and, where those leave a value without a shape, ONNX's own shape
 // inference over the whole model, run at most once per oracle (it costs about two protobuf
 // parses of the model); its answers describe the model as it was then, and are not read for
-// a value that a later change (forget()) reaches. What follows from them stands over a declaration (value_info, a graph
-// output's or a body input's type); typeOf() lets declarations fill in what it leaves unknown,
-// inferredTypeOf() does not, and every proof a pass makes reads the latter: a declaration may be
-// stale. An unknown dim is never guessed. Answers are memoized per value; values are SSA, so an
-// answer stays true until the producing node changes (forget()), though a change upstream may
-// let the oracle know more. Returned references stay valid. The model's graphs must outlive the
-// oracle (a PatternRewriter's oracle lives no longer than the subgraphs its pass retires).
+// a value that a later change (forget()) reaches. What follows from them stands over a
+// declaration (value_info, a graph output's or a body input's type); typeOf() lets
+// declarations fill in what it leaves unknown, inferredTypeOf() does not, and every proof a pass
+// makes reads the latter: a declaration may be stale. An unknown dim is never guessed. Answers
+// are memoized per value; values are SSA, so an answer stays true until the producing node
+// changes (forget()), though a change upstream may let the oracle know more. Returned
+// references stay valid. The model's graphs must outlive the oracle (a PatternRewriter's oracle
+// lives no longer than the subgraphs its pass retires).
 class ONNXOPT_API ShapeOracle {
  public:
   explicit ShapeOracle(ir::Model& model);
