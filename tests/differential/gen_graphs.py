@@ -98,6 +98,7 @@ class Graph:
         self.counter = 0
         self.motifs = []
         self.symbols = set()
+        self.untracked_symbols = 0
         self.taken = set()
         # Declare the batch dim N of graph inputs as unknown (no dim_param) instead: what the
         # passes may prove about N must then come from elsewhere, or not at all.
@@ -689,7 +690,12 @@ class Graph:
     def if_node(self, cond, then_nodes, results):
         """If(cond) whose then branch computes `results` (then_nodes) and whose else branch
         returns graph inputs of the same types and shapes; returns the If's outputs, the ones
-        past the first made outputs where the If is."""
+        past the first made outputs where the If is. A result with a dim the generator does not
+        track stays in the then branch: an else-branch input of another size would give the
+        If's output a different shape per branch, which ONNX Runtime fails on where its shape
+        inference knows the then branch's (as it does once --dim fixes the dims it depends on)."""
+        results = [results[0]] + [v for v in results[1:] if not self.untracked(v)]
+        assert not self.untracked(results[0]), results[0]
         others = [self.graph_input(self.shape[v], self.elem_of[v]) for v in results]
         else_outputs = [self.fresh('else_out') for _ in results]
         else_nodes = [helper.make_node('Identity', [o], [e]) for o, e in zip(others, else_outputs)]
@@ -1687,8 +1693,14 @@ class Graph:
         return self.continue_or_output(y, cur)
 
     def fresh_symbol(self):
-        """A dim the generator does not track (a product of dims); never a graph input's."""
-        return f'D{self.counter}'
+        """A dim the generator does not track (a product of dims), a symbol of its own: one
+        shared with another untracked dim would claim the two equal. Never a graph input's: the
+        runs could not give it the size the graph computes."""
+        self.untracked_symbols += 1
+        return f'D{self.untracked_symbols}'
+
+    def untracked(self, value):
+        return any(isinstance(d, str) and d not in SYMBOLS for d in self.shape[value])
 
     def motif_squeeze(self, cur):
         """Two of: Unsqueeze -> Unsqueeze (fuses) squeezed back, Squeeze -> Squeeze,
