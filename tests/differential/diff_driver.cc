@@ -8,7 +8,8 @@
 //               OUT_DIR MODEL.onnx...
 //
 // A model may carry dims to fix before optimizing (`--dim`): MODEL.onnx@N=3,B=2; those its
-// declarations do not name are left out.
+// declarations do not name are left out. An entry *=V also fixes (`--input-shape`) every main-graph
+// input with a dim declared without a name, that dim to V and its others to what they are.
 // --pipeline (default -O1) runs one pipeline per model and writes OUT_DIR/<basename of MODEL>.
 // --each-pass runs every registered pass alone on each model, and writes
 // OUT_DIR/<pass>/<basename> only where the pass changed the model (an unchanged model needs no
@@ -29,6 +30,7 @@
 // its adapters are the limit), the model runs without it and "target-opset" fired 0 times.
 // Exit status: 0 when every run succeeded, 1 when one failed, 2 on a bad command line.
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -166,11 +168,13 @@ std::optional<int64_t> defaultOpset(const std::string& bytes) {
 // run changed the model, or always with `write_unchanged`), and prints the run's line. Returns
 // whether the run succeeded.
 bool runOne(const std::string& input, const std::string& bytes, const Pipeline& pipeline,
-            const std::vector<onnxopt::DimValue>& dims, std::optional<int64_t> target_opset,
+            const std::vector<onnxopt::DimValue>& dims,
+            const std::vector<onnxopt::InputShape>& input_shapes, std::optional<int64_t> target_opset,
             const std::string& output, bool write_unchanged) {
   RunCounts counts;
   onnxopt::OptimizeOptions options;
   options.dims = dims;
+  options.input_shapes = input_shapes;
   options.target_opset = target_opset;
   options.verify_each = true;
   options.fixed_point = true;  // what -O1 implies on the command line, asked of pass text too
@@ -236,6 +240,40 @@ std::vector<onnxopt::DimValue> namedDims(const std::string& bytes,
   return dims;
 }
 
+// The --input-shape of every main-graph input that declares a dim without a name: that dim
+// `unnamed`, a symbol the size `dims` gives it, a fixed dim its size. An input naming a symbol
+// `dims` does not size is left out.
+std::vector<onnxopt::InputShape> unnamedDimShapes(const std::string& bytes,
+                                                  const std::vector<onnxopt::DimValue>& dims,
+                                                  std::optional<int64_t> unnamed) {
+  if (!unnamed) return {};
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) return {};  // optimizeBytes says what is wrong with it
+  std::vector<onnxopt::InputShape> shapes;
+  for (const onnx::ValueInfoProto& input : model.graph().input()) {
+    const onnx::TypeProto& type = input.type();
+    if (!type.has_tensor_type() || !type.tensor_type().has_shape()) continue;
+    onnxopt::InputShape shape{input.name(), {}};
+    bool has_unnamed = false, complete = true;
+    for (const onnx::TensorShapeProto::Dimension& dim : type.tensor_type().shape().dim()) {
+      if (dim.has_dim_value()) {
+        shape.dims.push_back(dim.dim_value());
+      } else if (dim.has_dim_param()) {
+        auto sized = std::find_if(dims.begin(), dims.end(), [&](const onnxopt::DimValue& d) {
+          return d.symbol == dim.dim_param();
+        });
+        complete = complete && sized != dims.end();
+        if (sized != dims.end()) shape.dims.push_back(sized->value);
+      } else {
+        has_unnamed = true;
+        shape.dims.push_back(*unnamed);
+      }
+    }
+    if (has_unnamed && complete) shapes.push_back(std::move(shape));
+  }
+  return shapes;
+}
+
 int usage() {
   std::cerr << "usage: diff_driver [--pipeline -O1|-O2|target=NAME|TEXT | --each-pass] "
                "[--target-opset N] OUT_DIR MODEL.onnx[@SYMBOL=V,...]...\n";
@@ -245,17 +283,22 @@ int usage() {
 struct ModelArgument {
   std::string path;
   std::vector<onnxopt::DimValue> dims;
+  std::optional<int64_t> unnamed_dims;  // *=V
 };
 
 // "MODEL.onnx@N=3,B=2" -> the path and the dims to fix.
 absl::StatusOr<ModelArgument> parseModelArgument(const std::string& text) {
   const size_t at = text.rfind('@');
   if (at == std::string::npos) return ModelArgument{text, {}};
-  ModelArgument model{text.substr(0, at), {}};
+  ModelArgument model{text.substr(0, at), {}, std::nullopt};
   for (absl::string_view dim : absl::StrSplit(text.substr(at + 1), ',', absl::SkipEmpty())) {
     absl::StatusOr<onnxopt::DimValue> value = onnxopt::parseDimValue(dim);
     if (!value.ok()) return value.status();
-    model.dims.push_back(*value);
+    if (value->symbol == "*") {
+      model.unnamed_dims = value->value;
+    } else {
+      model.dims.push_back(*value);
+    }
   }
   return model;
 }
@@ -307,7 +350,8 @@ int main(int argc, char** argv) {
         const std::optional<int64_t> opset = defaultOpset(*bytes);
         const std::optional<int64_t> raise_to =
             opset && *opset < target_opset ? std::make_optional(target_opset) : std::nullopt;
-        ok = runOne(input, *bytes, pipeline, namedDims(*bytes, model->dims), raise_to, output,
+        ok = runOne(input, *bytes, pipeline, namedDims(*bytes, model->dims),
+                    unnamedDimShapes(*bytes, model->dims, model->unnamed_dims), raise_to, output,
                     /*write_unchanged=*/!each_pass);
       } else {
         std::cout << "{\"model\":" << jsonString(input) << ",\"pipeline\":"

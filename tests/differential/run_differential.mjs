@@ -12,8 +12,9 @@
 // the run naming every pass that ran and fired in no graph, and every pattern (family: the
 // per-op variants of one pattern together) that declined somewhere but never fired (a
 // generator that misses what the passes rewrite must not pass). --fix-dims fixes each graph's
-// named symbolic dims (N, B) before optimizing, as `--dim` does, to the sizes of one of its runs
-// (graph i: run i % runs), and runs both models with those sizes only: shapes that are
+// symbolic dims (N, B) before optimizing, as `--dim` does, and the dims its inputs declare without
+// a name, as `--input-shape` does, to the sizes of one of its runs (graph i: run i % runs), and
+// runs both models with those sizes only: shapes that are
 // symbolic otherwise become known, and the folds and eliminations that need them fire;
 // --require-fires then asks only passes to fire, not every pattern family.
 // --target-opset N raises every graph below opset N to N first (`--target-opset`), where ONNX
@@ -111,13 +112,14 @@ async function main() {
   fs.mkdirSync(work, { recursive: true });
 
   // The dims each graph is optimized and run with: per run, as the manifest says, but with
-  // --fix-dims one run's sizes in every run (its unnamed dims too: the generator sizes them as N).
+  // --fix-dims one run's sizes in every run, fixed before optimizing: the symbols by --dim, the
+  // inputs' unnamed dims ('*', which the generator sizes as N) by --input-shape.
   const fixedDims = new Map();
   const dimSizes = new Map();
   names.forEach((n, i) => {
     const runs = manifest[n].dims;
     const chosen = o.fixDims && runs.length ? runs[i % runs.length] : null;
-    fixedDims.set(n, Object.fromEntries(Object.entries(chosen ?? {}).filter(([symbol]) => symbol !== '*')));
+    fixedDims.set(n, chosen ?? {});
     dimSizes.set(n, chosen ? [chosen] : runs);
   });
   const driverArgument = (model) => {

@@ -10,13 +10,14 @@
 #   --count N    graphs in the batch (default 300)
 #   --jobs J     parallel diff_driver and ORT processes (default 2)
 #   --keep-dir D keep the models in D/models and the optimized ones in D/optimized
-#   --fix-dims   fix each graph's named symbolic dims first (as --dim does), to one run's sizes
+#   --fix-dims   fix each graph's symbolic dims (as --dim does) and its inputs' unnamed dims (as
+#                --input-shape does) first, to one run's sizes
 #   --target-opset N  raise each graph below opset N to N first, where ONNX 1.12's converter can
 # Fails when a graph mismatches, onnx-opt fails on one, the generator makes an invalid one, or a
 # pass that ran fired in no graph. Exit 77 (skip) only when node is missing.
 set -euo pipefail
 if (($# < 1)) || [[ "$1" == -h || "$1" == --help ]]; then
-  sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
   exit $(( $# < 1 ? 2 : 0 ))
 fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
