@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "activation_fusion.h"
+#include "onnxopt/ir/describe.h"
 #include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
@@ -120,9 +121,40 @@ class FuseRelu6Product final : public RewritePattern {
   }
 };
 
+// An Einsum in an If branch, at any depth, or null. ONNX Runtime (1.30, CPU) has no HardSwish
+// kernel: it inlines the definition and infers the model's shapes a second time, and its Einsum
+// inference then gives a label the size of the first operand that has it, also a 1 its kernel
+// broadcasts; the If preallocates its output from that and fails at run time (docs/limits.md).
+const ir::Node* einsumInAnIfBranch(ir::Graph& graph, bool in_branch = false) {
+  for (const ir::Node& node : graph) {
+    if (in_branch && node.is("Einsum")) return &node;
+    for (const ir::Attribute& attribute : node.attributes()) {
+      for (const auto& subgraph : attribute.graphs()) {
+        const bool branch = in_branch || node.is("If");
+        if (const ir::Node* einsum = einsumInAnIfBranch(*subgraph, branch)) return einsum;
+      }
+    }
+  }
+  return nullptr;
+}
+
 class FuseHardswish final : public PatternPass {
  public:
   FuseHardswish() : PatternPass("fuse-hardswish") {}
+
+  absl::StatusOr<bool> run(ir::Model& model, PassContext& context) override {
+    if (model.numGraphs() > 1) {
+      if (const ir::Node* einsum = einsumInAnIfBranch(model.graph())) {
+        if (context.debugEnabled()) {
+          context.debug(absl::StrCat("[fuse-hardswish] declines the model: ", ir::describe(*einsum),
+                                     " is in an If branch, which ONNX Runtime fails once a "
+                                     "HardSwish makes it infer shapes again"));
+        }
+        return false;
+      }
+    }
+    return PatternPass::run(model, context);
+  }
 
  private:
   void populatePatterns(RewritePatternSet& patterns) const override {
