@@ -1953,9 +1953,17 @@ class Graph:
     def motif_pre_shape(self, cur):
         """Shape or Size of cur through a Cast and unary ops (read elsewhere now and then),
         cur reshaped to that shape: eliminate-pre-shape-ops reads cur's shape. Near miss: Shape
-        of a Transpose."""
+        of a Transpose. Now and then the Shape of a NonZero's result through them, a shape no
+        fixed input dim makes known (fold-shapes folds the others once --dim fixes them)."""
         m, k = self.shape[cur]
         self.motifs.append('pre-shape')
+        if self.opset >= 9 and self.chance(0.25):
+            as_float = self.node('Cast', [cur], [m, k], {'to': TensorProto.FLOAT}, elem=TensorProto.FLOAT)
+            nonzero = self.node('NonZero', [as_float], [2, self.fresh_symbol()], elem=TensorProto.INT64)
+            v = self.node('Cast', [nonzero], self.shape[nonzero], {'to': TensorProto.FLOAT}, elem=TensorProto.FLOAT)
+            v = self.node(self.unary(TensorProto.FLOAT), [v], self.shape[nonzero], elem=TensorProto.FLOAT)
+            self.mark_output(self.node('Shape', [v], [2], elem=TensorProto.INT64))
+            return cur
         if self.chance(0.2):
             t = self.node('Transpose', [cur], [k, m], {'perm': [1, 0]})
             return self.continue_or_output(self.node('Reshape', [cur, self.node('Shape', [t], [2], elem=TensorProto.INT64)],
