@@ -934,10 +934,10 @@ Type shapeRule(const ir::Node& node, int64_t opset, const Type& input) {
 }
 
 // The output's rank a shape operand of unknown values gives (ConstantOfShape's, Reshape's): its
-// length, when known and not absurd.
+// length, when known and not absurd (a malformed node upstream may claim a negative one).
 Type ofShapeOperandLength(int32_t elem, const Type& shape_type) {
   if (shape_type.shape() && shape_type.shape()->size() == 1 &&
-      (*shape_type.shape())[0].isKnown() &&
+      (*shape_type.shape())[0].isKnown() && (*shape_type.shape())[0].value() >= 0 &&
       (*shape_type.shape())[0].value() <= kMaxRankFromShapeLength) {
     return withUnknownDims(elem, (*shape_type.shape())[0].value());
   }
@@ -2180,7 +2180,10 @@ Type ShapeOracle::applyLocalRule(const ir::Node& node, size_t output_index, bool
       if (!input.shape() || !target) return Type::tensor(input.elemType());
       Shape target_shape;
       target_shape.reserve(target->size());
-      for (int64_t dim : *target) target_shape.push_back(Dim::known(dim));
+      for (int64_t dim : *target) {
+        if (dim < 0) return Type();  // no size: the node fails when it runs
+        target_shape.push_back(Dim::known(dim));
+      }
       std::optional<Shape> shape = broadcastShapes(*input.shape(), target_shape);
       return shape ? Type::tensor(input.elemType(), shape) : Type();
     }
