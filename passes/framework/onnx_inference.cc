@@ -46,6 +46,11 @@ Hazard hazardOf(const std::string& op_type, const std::string& domain) {
   if (op_type == "Resize") {
     return [](onnx::InferenceContext& context) { return hasAbsurdLength(context, 3); };
   }
+  if (op_type == "Scan") {  // libonnx reads num_scan_inputs, which Scan requires, unchecked
+    return [](onnx::InferenceContext& context) {
+      return context.getAttribute("num_scan_inputs") == nullptr;
+    };
+  }
   for (const char* pooling : {"Conv", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool",
                               "LpPool"}) {
     if (op_type == pooling) return hasStrideBelowOne;
