@@ -342,16 +342,23 @@ int main(int argc, char** argv) {
     const std::string& input = model->path;
     const std::string base = input.substr(input.find_last_of('/') + 1);
     const absl::StatusOr<std::string> bytes = readFile(input);
+    // What depends on the model alone: worked out once for all its pipelines (--each-pass runs
+    // every pass).
+    std::vector<onnxopt::DimValue> dims;
+    std::vector<onnxopt::InputShape> input_shapes;
+    std::optional<int64_t> raise_to;
+    if (bytes.ok()) {
+      dims = namedDims(*bytes, model->dims);
+      input_shapes = unnamedDimShapes(*bytes, model->dims, model->unnamed_dims);
+      const std::optional<int64_t> opset = defaultOpset(*bytes);
+      if (opset && *opset < target_opset) raise_to = target_opset;
+    }
     for (const Pipeline& pipeline : pipelines) {
       bool ok = false;
       if (bytes.ok()) {
         const std::string output =
             each_pass ? out_dir + "/" + pipeline.label + "/" + base : out_dir + "/" + base;
-        const std::optional<int64_t> opset = defaultOpset(*bytes);
-        const std::optional<int64_t> raise_to =
-            opset && *opset < target_opset ? std::make_optional(target_opset) : std::nullopt;
-        ok = runOne(input, *bytes, pipeline, namedDims(*bytes, model->dims),
-                    unnamedDimShapes(*bytes, model->dims, model->unnamed_dims), raise_to, output,
+        ok = runOne(input, *bytes, pipeline, dims, input_shapes, raise_to, output,
                     /*write_unchanged=*/!each_pass);
       } else {
         std::cout << "{\"model\":" << jsonString(input) << ",\"pipeline\":"
