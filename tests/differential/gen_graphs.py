@@ -650,6 +650,12 @@ class Graph:
             eq, a, b, out = 'ji,jk->ik', self.tensor([k, m]), self.tensor([k, n]), [m, n]
         elif form == 'batched':
             eq, out = 'bij,bjk->bik', [2, m, n]
+            if self.cur_depth() > 0:
+                # ORT infers the first operand's 1 for `b`; where it infers a body's shapes again
+                # (any graph change it makes at load: a Cast pair merged, Casts around a float16
+                # op it has no kernel for, an inlined HardSwish), the If preallocates that size
+                # and fails (docs/limits.md).
+                batch = 2
             a, b = self.tensor([batch, m, k]), self.tensor([2, k, n])
         elif form == 'linear':
             eq, a, b, out = 'bsd,hd->bsh', self.tensor([2, m, k]), self.tensor([n, k]), [2, m, n]
