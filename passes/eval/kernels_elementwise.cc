@@ -598,6 +598,8 @@ absl::StatusOr<ClipBounds<T>> clipBounds(const KernelContext& ctx) {
     const absl::StatusOr<float> high =
         getFloatOr(ctx.node(), "max", std::numeric_limits<float>::max());
     if (!high.ok()) return high.status();
+    // The spec gives min > max a meaning only from 11; ONNX Runtime refuses it before.
+    if (*low > *high) return ctx.invalid(absl::StrCat("min ", *low, " is above max ", *high));
     bounds.low = static_cast<MathType<T>>(*low);
     bounds.high = static_cast<MathType<T>>(*high);
   } else {

@@ -327,8 +327,14 @@ TEST(ElementwiseKernels, ClipBoundsFromAttributesThenInputs) {
   EXPECT_VALUES(NodeRun("Clip", 11, {&x, nullptr, &high}), {kNaN, -0.0, 1, -5});
   // Attributes are not read from opset 11 on.
   EXPECT_VALUES(NodeRun("Clip", 11, {&x}, {floatAttr("min", 0)}), {kNaN, -0.0, 5, -5});
-  // min above max: every element becomes max.
+  // min above max: every element becomes max (the spec's rule from 11). Before 11 ONNX Runtime
+  // refuses such attributes when it loads the model.
   EXPECT_VALUES(NodeRun("Clip", 13, {&x, &high, &low}), {kNaN, 0, 0, 0});
+  EXPECT_VALUES(NodeRun("Clip", 11, {&x, &high, &low}), {kNaN, 0, 0, 0});
+  EXPECT_EQ(NodeRun("Clip", 6, {&x}, {floatAttr("min", 1), floatAttr("max", 0)}).code(),
+            Code::kInvalidArgument);
+  EXPECT_VALUES(NodeRun("Clip", 6, {&x}, {floatAttr("min", 1), floatAttr("max", 1)}),
+                {kNaN, 1, 1, 1});
   const auto nan = makeTensor(TensorProto::FLOAT, {}, {kNaN});
   EXPECT_EQ(NodeRun("Clip", 13, {&x, &nan}).code(), Code::kUnimplemented);
   const auto pair = makeTensor(TensorProto::FLOAT, {2}, {0, 1});
