@@ -493,16 +493,17 @@ Outputs splitKernel(const KernelContext& ctx) {
       return ctx.invalid(absl::StrCat("num_outputs ", parts, " for ", num_outputs, " outputs"));
     }
     if (requested_parts) {
-      // Chunks of ceil(dim / parts), the last one smaller; decline when it would be empty or
-      // negative, which ONNX leaves unclear.
-      const int64_t chunk = (dim + parts - 1) / parts;
-      const int64_t last = dim - chunk * (parts - 1);
-      if (dim % parts != 0 && last <= 0) {
-        return ctx.unimplemented(absl::StrCat("num_outputs ", parts, " on a dim of ", dim,
-                                              " leaves no last chunk"));
+      // ONNX Runtime's chunks, which the spec leaves open where the dim has too few elements:
+      // it refuses more parts than elements (an empty dim included), takes ceil(dim / parts)
+      // computed in float, and makes the last chunk dim % chunk when that is not 0. Chunks that
+      // then miss the dim (6 in 4 parts: 2+2+2+2) it refuses, as the check below does.
+      if (parts > dim) {
+        return ctx.invalid(absl::StrCat("num_outputs ", parts, " on a dim of ", dim));
       }
+      const auto chunk = static_cast<int64_t>(
+          std::ceil(static_cast<float>(dim) / static_cast<float>(parts)));
       sizes = std::vector<int64_t>(parts, chunk);
-      sizes->back() = last;
+      if (dim % chunk != 0) sizes->back() = dim % chunk;
     } else {
       if (dim % parts != 0) {
         return ctx.invalid(absl::StrCat("dim ", dim, " does not split into ", parts, " equal parts"));

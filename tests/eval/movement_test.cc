@@ -302,6 +302,21 @@ TEST(Split, NumOutputsGivesASmallerLastChunk) {
   ASSERT_TRUE(run.result().ok()) << run.result().status();
   EXPECT_EQ(dimsOf((*run.result())[0]), (std::vector<int64_t>{3}));
   EXPECT_EQ(values((*run.result())[2]), (std::vector<double>{6}));
+  // ONNX Runtime refuses more outputs than the dim has elements, even on an empty dim.
+  const TensorProto empty = floats({0}, {});
+  EXPECT_EQ(NodeRun("Split", 18, {&empty}, {intAttr("num_outputs", 2)}, 2).code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(NodeRun("Split", 18, {&empty}, {intAttr("num_outputs", 1)}, 1).code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(NodeRun("Split", 13, {&empty}, {}, 2).values(), std::vector<double>{});
+  // Its chunks of ceil(dim / parts) that miss the dim it refuses too: 2+2+2+2 for 6.
+  const TensorProto six = floats({6}, iota(6));
+  EXPECT_EQ(NodeRun("Split", 18, {&six}, {intAttr("num_outputs", 4)}, 4).code(),
+            Code::kInvalidArgument);
+  // It computes the chunk in float: 2^24 + 1 in two parts gives chunks of 2^23 and 1.
+  const TensorProto long_dim = floats({(int64_t{1} << 24) + 1, 0}, {});
+  EXPECT_EQ(NodeRun("Split", 18, {&long_dim}, {intAttr("num_outputs", 2)}, 2).code(),
+            Code::kInvalidArgument);
   // Without split or num_outputs, the dim must divide into one equal part per output.
   EXPECT_EQ(NodeRun("Split", 13, {&x}, {}, 2).code(), Code::kInvalidArgument);
   const TensorProto sizes = int64s({3, 3});
