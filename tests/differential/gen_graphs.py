@@ -1024,6 +1024,8 @@ class Graph:
             self.constant([3], where='initializer')
         if self.chance(0.2):
             return self.shadowed_read(cur)
+        if self.opset >= 11 and self.chance(0.3):
+            return self.sequence_round_trip(cur)
         if self.chance(0.4):
             y = cur
             for _ in range(self.rng.randint(1, 3)):
@@ -1051,6 +1053,48 @@ class Graph:
             self.mark_output(mask)
             return y
         return self.op('Dropout', operands, [m, k])
+
+    def sequence_round_trip(self, cur):
+        """cur through a sequence or an optional and back: SequenceAt of a SequenceConstruct (a
+        negative index at times; an Identity of the sequence from opset 14, where Identity takes
+        one), ConcatFromSequence of a SplitToSequence (size-1 pieces or a split input), and
+        OptionalGetElement of an Optional (from opset 15; an Identity of the optional from 16).
+        Passes must see through none of them, nor break the values around them; the duplicate
+        SequenceAt is one for eliminate-common-subexpressions."""
+        m, k = self.shape[cur]
+        elem = self.elem_of[cur]
+        self.motifs.append('sequence')
+        forms = ['construct-at', 'split-concat'] + (['optional'] if self.opset >= 15 else [])
+        form = self.pick(forms)
+        scope = self.scopes[-1]
+        emit = lambda op, inputs, **attrs: scope.nodes.append(
+            helper.make_node(op, inputs, [self.fresh(op.lower() + '_')], **attrs)) or scope.nodes[-1].output[0]
+        self.read.add(cur)
+        if form == 'construct-at':
+            items = [cur] * self.rng.randint(1, 3)
+            sequence = emit('SequenceConstruct', items)
+            if self.opset >= 14 and self.chance(0.4):
+                sequence = emit('Identity', [sequence])
+            index = self.constant([], np.array(self.pick([0, -len(items)]), dtype=np.int64),
+                                  TensorProto.INT64)
+            self.read.add(index)
+            y = emit('SequenceAt', [sequence, index])
+            if self.chance(0.3):
+                twin = self.define(emit('SequenceAt', [sequence, index]), [m, k], self.cur_depth(), elem)
+                self.mark_output(twin)
+        elif form == 'split-concat':
+            inputs = [cur]
+            if k > 1 and self.chance(0.5):
+                inputs.append(self.constant([2], np.array([1, k - 1], dtype=np.int64), TensorProto.INT64))
+                self.read.add(inputs[-1])
+            sequence = emit('SplitToSequence', inputs, axis=1)
+            y = emit('ConcatFromSequence', [sequence], axis=1)
+        else:
+            optional = emit('Optional', [cur])
+            if self.opset >= 16 and self.chance(0.4):
+                optional = emit('Identity', [optional])
+            y = emit('OptionalGetElement', [optional])
+        return self.define(y, [m, k], self.cur_depth(), elem)
 
     def shadowed_read(self, cur):
         """x = Identity(cur), read by a Loop body whose own iteration count is named `cur` (ONNX
