@@ -205,6 +205,42 @@ absl::StatusOr<EvalTensor> mapUnary(const KernelContext& ctx, const EvalTensor& 
   return out;
 }
 
+// ---- float16 and bfloat16 results of float math ----
+
+// How far ONNX Runtime's float math may be from the exact result where the kernels fold, in
+// float ulps: its approximations within 4 (outsideOrtsAccurateRange), ours within half an ulp.
+constexpr int kOrtFloatErrorUlps = 5;
+
+// Whether floats within `ulps` ulps of `value` round to different values of T (float16 or
+// bfloat16): `value` lies that close to a point halfway between two of them.
+template <typename T>
+bool nearHalfwayPoint(float value, int ulps) {
+  if (std::isnan(value)) return false;
+  float low = value;
+  float high = value;
+  for (int i = 0; i < ulps; ++i) {
+    low = std::nextafter(low, -std::numeric_limits<float>::infinity());
+    high = std::nextafter(high, std::numeric_limits<float>::infinity());
+  }
+  return widen(narrow<T>(low)) != widen(narrow<T>(high));
+}
+
+// A float16 or bfloat16 result of float math, `exact` computed in double. ONNX Runtime computes
+// it in float, a few ulps off, and rounds that to T: where that float could round either way
+// (Erf(0x1612) in float16), the element declines. A result that is a float (0.8125^3 lies on a
+// halfway point) is ORT's too: its pow is within an ulp, where no other float is, and the
+// transcendental functions give a float only at 0, 0.5 and 1.
+template <typename T>
+T halfResult(double exact, ElementError& error) {
+  const float value = static_cast<float>(exact);
+  if (value != exact && nearHalfwayPoint<T>(value, kOrtFloatErrorUlps)) {
+    error.decline(
+        "a float16 or bfloat16 result so near a point halfway between two values of its type "
+        "that ONNX Runtime's float error may round it either way");
+  }
+  return narrow<T>(value);
+}
+
 // ---- arithmetic ----
 
 enum class Arith { kAdd, kSub, kMul, kDiv };
@@ -331,7 +367,9 @@ T powElement(T x, E y, ElementError& error) {
   // double or integer exponent, in float (powf) for float ** float; powf is within an ulp of the
   // result rounded from double.
   const double result = std::pow(toDouble(x), toDouble(y));
-  if constexpr (kIsFloating<T>) {
+  if constexpr (kIsHalf<T>) {
+    return halfResult<T>(result, error);
+  } else if constexpr (kIsFloating<T>) {
     return floatResult<T>(result);
   } else {
     // An integer result is the double truncated; beyond 2^53 the double itself is rounded, and
@@ -521,6 +559,8 @@ T floatingUnary(T x, ElementError& error) {
     default:
       if constexpr (std::is_same_v<T, double>) {
         return static_cast<double>(transcendental<kOp>(static_cast<long double>(v)));
+      } else if constexpr (kIsHalf<T>) {
+        return halfResult<T>(transcendental<kOp>(static_cast<double>(v)), error);
       } else {
         return floatResult<T>(transcendental<kOp>(static_cast<double>(v)));
       }

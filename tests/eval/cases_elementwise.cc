@@ -69,6 +69,12 @@ void add(CaseList& cases, const std::string& op, int64_t opset, const std::strin
   cases.push_back(std::move(c));
 }
 
+// float16 math folds bit for bit: ONNX Runtime rounds its float result, and the kernels decline
+// where that float's few ulps of error could change the rounding.
+Match halfMatch(int32_t type, Match otherwise) {
+  return type == TensorProto::FLOAT16 ? Match::kExact : otherwise;
+}
+
 const Types kHalfFloats = {TensorProto::FLOAT, TensorProto::DOUBLE, TensorProto::FLOAT16};
 const Types kFloatsWithBf16 = {TensorProto::FLOAT, TensorProto::DOUBLE, TensorProto::FLOAT16,
                                TensorProto::BFLOAT16};
@@ -156,7 +162,8 @@ void modCases(CaseList& cases) {
 void powCases(CaseList& cases) {
   for (const int32_t type : kHalfFloats) {
     add(cases, "Pow", 7, typeName(type),
-        {random(type, {3, 4}, {0.1, 4}), random(type, {4}, {-2, 3})}, {}, Match::kUlp4);
+        {random(type, {3, 4}, {0.1, 4}), random(type, {4}, {-2, 3})}, {},
+        halfMatch(type, Match::kUlp4));
   }
   const Types exponents = {TensorProto::FLOAT,  TensorProto::DOUBLE, TensorProto::FLOAT16,
                            TensorProto::INT8,   TensorProto::INT16,  TensorProto::INT32,
@@ -177,7 +184,7 @@ void powCases(CaseList& cases) {
             isFloat(exponent) ? (isFloat(base) ? Range{-2, 3} : Range{0, 3}) : Range{0, 7};
         add(cases, "Pow", opset, absl::StrCat(typeName(base), "^", typeName(exponent)),
             {random(base, {2, 3}, base_range), random(exponent, {3}, exponent_range)}, {},
-            Match::kUlp4);
+            halfMatch(base, Match::kUlp4));
       }
     }
   }
@@ -235,7 +242,8 @@ void unaryCases(CaseList& cases) {
     const bool from9 = op == "Erf" || op == "Sign";
     for (const int64_t opset : {from9 ? int64_t{9} : int64_t{6}, int64_t{13}}) {
       for (const int32_t type : opset >= 13 ? kFloatsWithBf16 : kHalfFloats) {
-        add(cases, op, opset, typeName(type), {random(type, {3, 5}, u.range)}, {}, u.match);
+        add(cases, op, opset, typeName(type), {random(type, {3, 5}, u.range)}, {},
+            halfMatch(type, u.match));
       }
     }
     if (!u.integers) continue;

@@ -311,6 +311,31 @@ TEST(ElementwiseKernels, TranscendentalsDeclineWhereOrtIsInaccurate) {
   EXPECT_EQ(got[1], -1);
 }
 
+// ONNX Runtime computes float16 math in float, a few float ulps off, and rounds that: where
+// the float may fall on either side of a point halfway between two float16 values, the kernels
+// decline. Erf(0x1612) is 0.0016722678584 and the halfway point 0.0016722679138: ORT gives
+// 0x16d9, the float rounded from double (the halfway point itself) 0x16da. Log(0x1935) is
+// -5.9746091105 and the halfway point -5.974609375: ORT's float lands past it, 0xc5fa, not 0xc5f9.
+TEST(ElementwiseKernels, HalfMathDeclinesNearHalfwayPoints) {
+  const auto erf_input = makeTensor(TensorProto::FLOAT16, {1}, {0.0014820098876953125});
+  EXPECT_EQ(NodeRun("Erf", 13, {&erf_input}).code(), Code::kUnimplemented);
+  const auto log_input = makeTensor(TensorProto::FLOAT16, {1}, {0.0025424957275390625});
+  EXPECT_EQ(NodeRun("Log", 13, {&log_input}).code(), Code::kUnimplemented);
+  // sqrt(1 + 2^-10) is 1.00048816, 1.2e-7 from the halfway point 1 + 2^-11.
+  const auto base = makeTensor(TensorProto::FLOAT16, {2}, {1.0009765625, 2});
+  const auto half = makeTensor(TensorProto::FLOAT16, {}, {0.5});
+  EXPECT_EQ(NodeRun("Pow", 13, {&base, &half}).code(), Code::kUnimplemented);
+  // Away from halfway points the result is the float rounded once more, as before.
+  const auto far = makeTensor(TensorProto::FLOAT16, {4}, {0, -0.0, 0.5, 2});
+  EXPECT_VALUES(NodeRun("Erf", 13, {&far}),
+                {0, -0.0, halfToFloat(floatToHalf(std::erf(0.5f))),
+                 halfToFloat(floatToHalf(std::erf(2.0f)))});
+  const auto two = makeTensor(TensorProto::FLOAT16, {1}, {2});
+  EXPECT_VALUES(NodeRun("Pow", 13, {&two, &half}), {halfToFloat(floatToHalf(std::sqrt(2.0f)))});
+  const auto bf = makeTensor(TensorProto::BFLOAT16, {2}, {0, 1});
+  EXPECT_VALUES(NodeRun("Exp", 13, {&bf}), {1, bfloat16ToFloat(floatToBfloat16(std::exp(1.0f)))});
+}
+
 TEST(ElementwiseKernels, IntegerErfDeclines) {
   const auto x = makeTensor(TensorProto::INT32, {1}, {1});
   EXPECT_EQ(NodeRun("Erf", 13, {&x}).code(), Code::kUnimplemented);
