@@ -10,13 +10,10 @@
 #include <optional>
 #include <vector>
 
-#include "onnx/onnx_pb.h"
 #include "onnxopt/rewrite/match.h"
 #include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/pattern_pass.h"
 #include "onnxopt/rewrite/rewriter.h"
-#include "onnxopt/rewrite/shape_oracle.h"
-#include "onnxopt/rewrite/tensor_util.h"
 
 namespace onnxopt {
 namespace {
@@ -40,13 +37,6 @@ std::optional<Bound> combine(const Bound& inner, const Bound& outer, bool lower)
     return outer;
   }
   return (*outer.value > *inner.value) == lower ? outer : inner;
-}
-
-// A double holds integers exactly up to 2^53; beyond, two 64-bit bounds could compare wrongly.
-bool exactAsDouble(double value, int32_t elem_type) {
-  const bool wide_integer =
-      elem_type == onnx::TensorProto::INT64 || elem_type == onnx::TensorProto::UINT64;
-  return !wide_integer || std::fabs(value) <= 9007199254740992.0;
 }
 
 class FuseClipIntoClip final : public RewritePattern {
@@ -98,7 +88,8 @@ class FuseClipIntoClip final : public RewritePattern {
 
  private:
   // The min and max of each Clip into `bounds`: a, b of `inner`, then c, d of `outer`. A failure
-  // (the decline recorded) when a bound is not a constant scalar or not exactly a double.
+  // (the decline recorded) when a bound is not a constant scalar or not exactly a double (an int64
+  // beyond 2^53 that a double rounds): exact doubles compare as the bounds do.
   static LogicalResult readBounds(const ir::Node& outer, const ir::Node& inner,
                                   PatternRewriter& rewriter, std::vector<Bound>& bounds) {
     for (const ir::Node* clip : {&inner, &outer}) {
@@ -109,11 +100,8 @@ class FuseClipIntoClip final : public RewritePattern {
       for (const ClipBound* bound : {&read->min, &read->max}) {
         ir::Value* input = from_inputs ? clip->input(input_index++) : nullptr;
         if (bound->given && !bound->value) {
-          return rewriter.notifyMatchFailure(outer, "a bound is not a constant scalar");
-        }
-        if (bound->value && input != nullptr &&
-            !exactAsDouble(*bound->value, rewriter.shapes().elemTypeOf(*input))) {
-          return rewriter.notifyMatchFailure(outer, "an integer bound is beyond 2^53");
+          return rewriter.notifyMatchFailure(
+              outer, "a bound is not a constant scalar a double holds exactly");
         }
         bounds.push_back({bound->value, input});
       }
