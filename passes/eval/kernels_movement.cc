@@ -493,17 +493,11 @@ Outputs splitKernel(const KernelContext& ctx) {
       return ctx.invalid(absl::StrCat("num_outputs ", parts, " for ", num_outputs, " outputs"));
     }
     if (requested_parts) {
-      // ONNX Runtime's chunks, which the spec leaves open where the dim has too few elements:
-      // it refuses more parts than elements (an empty dim included), takes ceil(dim / parts)
-      // computed in float, and makes the last chunk dim % chunk when that is not 0. Chunks that
-      // then miss the dim (6 in 4 parts: 2+2+2+2) it refuses, as the check below does.
-      if (parts > dim) {
-        return ctx.invalid(absl::StrCat("num_outputs ", parts, " on a dim of ", dim));
+      sizes = splitChunkSizes(dim, parts);
+      if (!sizes) {
+        return ctx.invalid(absl::StrCat("num_outputs ", parts, " on a dim of ", dim,
+                                        ": ONNX Runtime cuts no such chunks"));
       }
-      const auto chunk = static_cast<int64_t>(
-          std::ceil(static_cast<float>(dim) / static_cast<float>(parts)));
-      sizes = std::vector<int64_t>(parts, chunk);
-      if (dim % chunk != 0) sizes->back() = dim % chunk;
     } else {
       if (dim % parts != 0) {
         return ctx.invalid(absl::StrCat("dim ", dim, " does not split into ", parts, " equal parts"));

@@ -1069,13 +1069,9 @@ Type splitRule(const ir::Node& node, size_t output_index, int64_t opset, const T
     const int64_t count = num_outputs->i();
     if (count != outputs || count <= 0) return Type();
     if (whole.isKnown()) {
-      // Chunks of ceil(dim / count); the last one takes what is left.
-      const int64_t chunk = (whole.value() + count - 1) / count;
-      const int64_t size = static_cast<int64_t>(output_index) + 1 < count
-                               ? chunk
-                               : whole.value() - chunk * (count - 1);
-      if (size < 0) return Type();
-      part = Dim::known(size);
+      const std::optional<std::vector<int64_t>> chunks = splitChunkSizes(whole.value(), count);
+      if (!chunks) return Type();
+      part = Dim::known((*chunks)[output_index]);
     }
   } else if (opset < 18 && whole.isKnown() && whole.value() % outputs == 0) {
     part = Dim::known(whole.value() / outputs);
@@ -1611,6 +1607,20 @@ void inferMinusOne(const std::optional<Shape>& input, Shape& shape) {
 
 bool isOpenSliceEnd(int64_t end) {
   return end == std::numeric_limits<int32_t>::max() || end == std::numeric_limits<int64_t>::max();
+}
+
+std::optional<std::vector<int64_t>> splitChunkSizes(int64_t dim, int64_t parts) {
+  if (parts <= 0 || parts > dim) return std::nullopt;
+  const auto chunk =
+      static_cast<int64_t>(std::ceil(static_cast<float>(dim) / static_cast<float>(parts)));
+  std::vector<int64_t> sizes(static_cast<size_t>(parts), chunk);
+  if (dim % chunk != 0) sizes.back() = dim % chunk;
+  int64_t total = 0;
+  for (const int64_t size : sizes) {
+    if (__builtin_add_overflow(total, size, &total)) return std::nullopt;
+  }
+  if (total != dim) return std::nullopt;
+  return sizes;
 }
 
 std::optional<SliceRange> sliceRange(int64_t dim, int64_t start, int64_t end, int64_t step) {

@@ -746,6 +746,35 @@ g (float[6,7] X) => (float[3,7] A, float[3,7] B, float[?,?] C, float[?,?] D) {
   EXPECT_EQ(inferredShape(*old, "D"), shape({k(6), Dim::unknown()})) << "7 does not split evenly";
 }
 
+TEST(ShapeRulesTest, SplitNumOutputsOnlyWhereOnnxRuntimeCutsTheChunks) {
+  // 6 in 4 parts would be 2+2+2+2, 1 in 2 parts a chunk of nothing: ONNX Runtime refuses both.
+  auto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 18]>
+g (float[6] X, float[1] Y) => (float[?] A, float[?] B, float[?] C, float[?] D, float[?] E, float[?] F) {
+  A, B, C, D = Split<num_outputs = 4>(X)
+  E, F = Split<num_outputs = 2>(Y)
+}
+)");
+  ASSERT_NE(model, nullptr);
+  EXPECT_FALSE(inferredShape(*model, "D").has_value());
+  EXPECT_FALSE(inferredShape(*model, "F").has_value());
+}
+
+TEST(ShapeRulesTest, SplitChunkSizesAsOnnxRuntimeCutsThem) {
+  EXPECT_EQ(splitChunkSizes(7, 3), (std::vector<int64_t>{3, 3, 1}));
+  EXPECT_EQ(splitChunkSizes(7, 4), (std::vector<int64_t>{2, 2, 2, 1}));
+  EXPECT_EQ(splitChunkSizes(6, 3), (std::vector<int64_t>{2, 2, 2}));
+  EXPECT_EQ(splitChunkSizes(6, 4), std::nullopt) << "2+2+2+2";
+  EXPECT_EQ(splitChunkSizes(5, 4), std::nullopt) << "2+2+2+1";
+  EXPECT_EQ(splitChunkSizes(1, 2), std::nullopt);
+  EXPECT_EQ(splitChunkSizes(0, 1), std::nullopt);
+  EXPECT_EQ(splitChunkSizes(3, 0), std::nullopt);
+  // The chunk is computed in float: 2^24 + 1 halves to 2^23, and 2^23 + 1 misses the dim.
+  EXPECT_EQ(splitChunkSizes((int64_t{1} << 24) + 1, 2), std::nullopt);
+  EXPECT_EQ(splitChunkSizes((int64_t{1} << 24) + 2, 2),
+            (std::vector<int64_t>{(int64_t{1} << 23) + 1, (int64_t{1} << 23) + 1}));
+}
+
 TEST(ShapeRulesTest, PadResizeSqueezeUnsqueezeAtNewOpsets) {
   auto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 21]>

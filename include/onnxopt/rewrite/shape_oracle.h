@@ -213,6 +213,13 @@ ONNXOPT_API bool isOpenSliceEnd(int64_t end);
 ONNXOPT_API std::optional<SliceRange> sliceRange(int64_t dim, int64_t start, int64_t end,
                                                  int64_t step);
 
+// The sizes of the `parts` chunks Split (from opset 18, `num_outputs`) cuts a dim of size `dim`
+// into, as ONNX Runtime's kernel does where the spec leaves it open: chunks of ceil(dim / parts),
+// computed in float, the last one dim % chunk where that is not 0. nullopt where ONNX Runtime
+// refuses the node: no parts, more parts than elements (an empty dim included), or chunks that
+// miss the dim (6 in 4 parts: 2+2+2+2; 2^24 + 1 in 2 parts, whose chunk rounds to 2^23).
+ONNXOPT_API std::optional<std::vector<int64_t>> splitChunkSizes(int64_t dim, int64_t parts);
+
 // Whether every dim of the two shapes is provably equal (same rank, same known sizes or symbols).
 ONNXOPT_API bool provablyEqual(const ir::Shape& a, const ir::Shape& b);
 
