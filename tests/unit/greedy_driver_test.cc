@@ -1,6 +1,7 @@
 #include "onnxopt/rewrite/greedy_driver.h"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -782,6 +783,57 @@ TEST(GreedyDriver, ChangingWithoutAMatchBreaksTheContract) {
   };
   const absl::Status status = runSinglePattern(std::make_unique<NoMatch>());
   EXPECT_NE(status.message().find("without a successful match()"), std::string::npos) << status;
+}
+
+// A pattern whose rewrite misuses the rewriter: `misuse` runs on Relu(Abs(Neg(x))) (kChain).
+class MisusesTheRewriter final : public RewritePattern {
+ public:
+  using Misuse = std::function<void(const ir::Node& relu, PatternRewriter&)>;
+  explicit MisusesTheRewriter(Misuse misuse)
+      : RewritePattern("misuses-the-rewriter", {"Relu"}), misuse_(std::move(misuse)) {}
+  LogicalResult matchAndRewrite(const ir::Node& relu, PatternRewriter& rewriter) const override {
+    misuse_(relu, rewriter);
+    return failure();
+  }
+
+ private:
+  Misuse misuse_;
+};
+
+std::string misuseMessage(MisusesTheRewriter::Misuse misuse) {
+  const absl::Status status =
+      runSinglePattern(std::make_unique<MisusesTheRewriter>(std::move(misuse)));
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal) << status;
+  return std::string(status.message());
+}
+
+TEST(GreedyDriver, MisusesOfTheRewriterFailTheRunNamingThem) {
+  auto abs_of = [](const ir::Node& relu) { return relu.input(0)->producer(); };
+  EXPECT_NE(misuseMessage([&](const ir::Node& relu, PatternRewriter& rewriter) {
+              (void)rewriter.match(*abs_of(relu));
+            }).find("match() must be rooted at the node the driver offered"),
+            std::string::npos);
+  EXPECT_NE(misuseMessage([](const ir::Node& relu, PatternRewriter& rewriter) {
+              (void)rewriter.match(relu, {&relu});
+            }).find("lists a null, erased, repeated or root node as absorbed"),
+            std::string::npos);
+  EXPECT_NE(misuseMessage([&](const ir::Node& relu, PatternRewriter& rewriter) {
+              const ir::Node* abs = abs_of(relu);
+              (void)rewriter.match(relu, {abs, abs});
+            }).find("lists a null, erased, repeated or root node as absorbed"),
+            std::string::npos);
+  EXPECT_NE(misuseMessage([&](const ir::Node& relu, PatternRewriter& rewriter) {
+              if (succeeded(rewriter.match(relu, {abs_of(relu)}))) rewriter.eraseNode(*abs_of(relu));
+            }).find("eraseNode() on a node whose output 'a' is still used"),
+            std::string::npos);
+  EXPECT_NE(misuseMessage([](const ir::Node& relu, PatternRewriter& rewriter) {
+              if (succeeded(rewriter.match(relu))) rewriter.replaceNode(relu, {});
+            }).find("replaceNode() got 0 replacements for 1 outputs"),
+            std::string::npos);
+  EXPECT_NE(misuseMessage([](const ir::Node& relu, PatternRewriter& rewriter) {
+              if (succeeded(rewriter.match(relu))) rewriter.setInput(relu, 5, relu.input(0));
+            }).find("setInput() at 5 past the end of 1 inputs"),
+            std::string::npos);
 }
 
 TEST(GreedyDriver, ErasesNodesWithoutOutputs) {
