@@ -238,6 +238,20 @@ g (float[2,3] X) => (float[3,2] Y) { Y = Transpose<perm = [1, 0]>(X) }
   status = loadModelFromBytes(serialize(unknown_type)).status();
   EXPECT_EQ(status.message(), "node with output 'Y' (Transpose): attribute 'perm' has an unknown type");
 
+  onnx::ModelProto unknown_location = parseProto(kLinear);
+  onnx::TensorProto* weight = unknown_location.mutable_graph()->mutable_initializer(0);
+  weight->mutable_unknown_fields()->AddVarint(14, 7);  // data_location: neither DEFAULT nor EXTERNAL
+  status = loadModelFromBytes(serialize(unknown_location)).status();
+  EXPECT_EQ(status.message(), "tensor '" + weight->name() +
+                                  "': field 'data_location' has the value 7, which is not a "
+                                  "DataLocation");
+
+  onnx::ModelProto input_twice = parseProto(kLinear);
+  *input_twice.mutable_graph()->add_input() = input_twice.graph().input(0);
+  status = loadModelFromBytes(serialize(input_twice)).status();
+  EXPECT_EQ(status.message(),
+            "graph input '" + input_twice.graph().input(0).name() + "' is declared twice");
+
   onnx::ModelProto two_imports = parseProto(kLinear);
   two_imports.add_opset_import()->set_version(21);
   status = loadModelFromBytes(serialize(two_imports)).status();
@@ -333,7 +347,7 @@ TEST(SerializationTest, ReplacingAFileKeepsItsModeAndOwner) {
 
 // Writes kLinear with W in "weights.bin" next to the model.
 fs::path writeExternalModel(const TempDir& dir, const std::string& location = "weights.bin",
-                            int64_t length = 48) {
+                            int64_t length = 48, const std::string& offset = "16") {
   onnx::ModelProto proto = parseProto(kLinear);
   onnx::TensorProto* weight = proto.mutable_graph()->mutable_initializer(0);
   std::string bytes(reinterpret_cast<const char*>(weight->float_data().data()),
@@ -346,7 +360,7 @@ fs::path writeExternalModel(const TempDir& dir, const std::string& location = "w
     entry->set_value(value);
   };
   add("location", location);
-  add("offset", "16");
+  add("offset", offset);
   add("length", std::to_string(length));
   writeFile(dir / "weights.bin", std::string(16, '\0') + bytes);
   const fs::path model_path = dir / "model.onnx";
@@ -445,6 +459,7 @@ TEST(SerializationTest, ExternalDataThatEscapesOrIsBrokenIsRefused) {
     std::string location;
     int64_t length;
     std::string expected;
+    std::string offset = "16";
   };
   TempDir outside;
   writeFile(outside / "secret.bin", std::string(64, 's'));
@@ -456,12 +471,18 @@ TEST(SerializationTest, ExternalDataThatEscapesOrIsBrokenIsRefused) {
       {"absent.bin", 48, "file 'absent.bin' not found next to the model"},
       {"weights.bin", 4096, "runs past the end of 'weights.bin' (64 bytes)"},
       {"weights.bin", 40, "holds 40 bytes but the dims and type need 48"},
+      {"sub", 48, "location 'sub' is not a regular file"},
+      {"weights.bin", -1, "has an invalid length '-1'"},
+      {"weights.bin", 48, "has an invalid offset 'x16'", "x16"},
+      {"weights.bin", 48, "has an invalid offset '-16'", "-16"},
+      {"weights.bin", 0, "offset 100 is past the end of 'weights.bin' (64 bytes)", "100"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.location);
     TempDir dir;
     fs::create_symlink(outside / "secret.bin", dir / "link.bin");
-    const fs::path model_path = writeExternalModel(dir, c.location, c.length);
+    fs::create_directory(dir / "sub");
+    const fs::path model_path = writeExternalModel(dir, c.location, c.length, c.offset);
     auto model = loadModelFromFile(model_path.string());
     ASSERT_FALSE(model.ok());
     EXPECT_NE(model.status().message().find(c.expected), std::string::npos) << model.status();
