@@ -195,6 +195,43 @@ g (float[100] X) => (float[100] Y) <
 )"), "without full initializers"));
 }
 
+TEST(TextReaderTest, EveryKindOfTypeReadsBack) {
+  const onnx::ModelProto model = readCanonical(R"(<ir_version: 8, opset_import: ["" : 13]>
+types () => () <
+  seq(float[2]) s,
+  optional(seq(int64[N])) o,
+  map(int64, float[]) m,
+  sparse_tensor(float[3,4]) sp,
+  sparse_tensor(double[]) spu
+> {
+}
+)");
+  const auto& infos = model.graph().value_info();
+  ASSERT_EQ(infos.size(), 5);
+  EXPECT_EQ(infos[0].type().sequence_type().elem_type().tensor_type().shape().dim(0).dim_value(), 2);
+  EXPECT_EQ(infos[1]
+                .type()
+                .optional_type()
+                .elem_type()
+                .sequence_type()
+                .elem_type()
+                .tensor_type()
+                .shape()
+                .dim(0)
+                .dim_param(),
+            "N");
+  EXPECT_EQ(infos[2].type().map_type().key_type(), onnx::TensorProto::INT64);
+  EXPECT_FALSE(infos[2].type().map_type().value_type().tensor_type().has_shape());
+  const onnx::TypeProto::SparseTensor& sparse = infos[3].type().sparse_tensor_type();
+  EXPECT_EQ(sparse.elem_type(), onnx::TensorProto::FLOAT);
+  ASSERT_EQ(sparse.shape().dim_size(), 2);
+  EXPECT_EQ(sparse.shape().dim(1).dim_value(), 4);
+  EXPECT_EQ(infos[4].type().sparse_tensor_type().elem_type(), onnx::TensorProto::DOUBLE);
+  EXPECT_FALSE(infos[4].type().sparse_tensor_type().has_shape());
+  EXPECT_EQ(readError("g (sparse_tensor(seq(float)) x) => () {}"),
+            "line 1, column 18: expected an element type, found 'seq'");
+}
+
 TEST(TextReaderTest, ErrorsNameLineColumnAndWhat) {
   EXPECT_EQ(readError("g (float[2] X) => (float[2] Y) {\n  Y = Relu(X\n}\n"),
             "line 3, column 1: expected ')' to close the list of names, found '}'");
