@@ -515,6 +515,27 @@ TEST_F(CliTest, CommittedExampleIsUpToDate) {
 // ---------------------------------------------------------------------------------------------
 // The argument parser, called directly.
 
+// A binary model is not written to a terminal (stdout by default); text is, and -o is not stdout.
+TEST(CliTerminal, RefusesToWriteABinaryModelToATerminal) {
+  std::istringstream in;
+  std::ostringstream out;
+  std::ostringstream err;
+  onnxopt::cli::Io io{in, out, err};
+  io.out_is_terminal = true;
+  EXPECT_EQ(onnxopt::cli::main({kExample, "-O0"}, io), 2);
+  EXPECT_EQ(err.str(),
+            "onnx-opt: error: not writing a binary model to a terminal\n"
+            "Use -o <file>, or --emit=text to print it.\n");
+  EXPECT_TRUE(out.str().empty());
+
+  std::ostringstream text;
+  std::ostringstream text_err;
+  onnxopt::cli::Io text_io{in, text, text_err};
+  text_io.out_is_terminal = true;
+  EXPECT_EQ(onnxopt::cli::main({kExample, "-O0", "-q", "--emit=text"}, text_io), 0) << text_err.str();
+  EXPECT_TRUE(contains(text.str(), "Gemm")) << text.str();
+}
+
 TEST(CliParseArgs, Defaults) {
   auto options = onnxopt::cli::parseArgs({"model.onnx"});
   ASSERT_TRUE(options.ok()) << options.status();
