@@ -401,6 +401,24 @@ g (float[2,2] X) => (float[2,2] Y)
   EXPECT_TRUE(contains(r.out, "Y = Transpose<perm = [1, 0]>(n)")) << r.out;
 }
 
+TEST_F(SkipCheckTest, NoCheckDeclinesWhereAPatternFollowsAShapeComputationToANodeFailingTheCheck) {
+  // eliminate-nop-expand, rooted at the Add, reads the Expand's target shape up through the
+  // Concat, which lacks its required axis: beyond the neighbourhood the driver checks.
+  const std::string model = writeModel("expand_of_concat", R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X, float[3] b) => (float[2,3] Y) <int64[1] n = {2}, int64[1] m = {3}> {
+  s = Concat(n, m)
+  e = Expand(b, s)
+  Y = Add(X, e)
+}
+)");
+  ToolRun r = runTool({model, "-O1", "--no-check", "--emit=text", "-q", "--debug"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_TRUE(contains(r.out, "s = Concat(n, m)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "e = Expand(b, s)")) << r.out;
+  EXPECT_TRUE(contains(r.err, "required attribute 'axis' (INT) is missing")) << r.err;
+}
+
 TEST(CheckApiTest, OptimizeRefusesAMalformedModelUnlessCheckIsOff) {
   const onnx::ModelProto original =
       parseProto(modelText("t = Transpose<perm = [0, 0]>(X)\n Bt = Transpose<perm = [1, 0]>(B)\n"

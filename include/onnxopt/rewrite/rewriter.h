@@ -63,7 +63,8 @@ class ONNXOPT_API PatternRewriter {
   bool explainsFailures() const;
   // Stops the driver with `error` (a malformed model, unreadable external data). Returns
   // failure(); the pass then fails with the error, naming the node and the pattern. Rewrites
-  // already applied stay: each one is complete.
+  // already applied stay: each one is complete. With --no-check (PassContext::skipMalformedNodes)
+  // an InvalidArgument error, which is what a node failing its schema gives, is a decline.
   LogicalResult emitError(const ir::Node& node, const absl::Status& error);
   // emitError(node, status) when `status` is an error; success() otherwise. For helpers that
   // return a Status: `if (failed(rewriter.check(node, status))) return failure();`.
