@@ -58,12 +58,18 @@ Type Value::type() const {
 }
 
 void Value::setType(const Type& type) {
+  type.writeTo(mutableValueInfo()->mutable_type());
+}
+
+void Value::setType(const onnx::TypeProto& type) { *mutableValueInfo()->mutable_type() = type; }
+
+onnx::ValueInfoProto* Value::mutableValueInfo() {
   graph_->noteModified();
   if (!value_info_) {
     value_info_.reset(newProto<onnx::ValueInfoProto>(graph_->arena()));
     value_info_order_ = graph_->next_value_info_order_++;
   }
-  type.writeTo(value_info_->mutable_type());
+  return value_info_.get();
 }
 
 void Value::swapValueInfo(Value& other) {

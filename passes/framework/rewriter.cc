@@ -496,7 +496,7 @@ std::vector<ir::Value*> PatternRewriter::inlineSubgraph(const ir::Graph& body_re
   // Each moved value takes over every use of the one it replaces, which is what lets the nodes
   // that follow, the nested subgraphs and the body's outputs read it.
   auto take_over = [](ir::Value& from, ir::Value& to) {
-    if (from.valueInfo() != nullptr) to.setType(from.type());
+    if (from.valueInfo() != nullptr) to.setType(from.valueInfo()->type());
     from.replaceAllUsesWith(&to);
   };
   for (ir::Value* initializer : initializers) {

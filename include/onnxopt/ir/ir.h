@@ -99,6 +99,9 @@ class ONNXOPT_API Value {
   Type type() const;
   // Records the type in the value's value_info entry (creating it).
   void setType(const Type& type);
+  // The same for a type of any kind (a sequence, map, optional or sparse tensor too, which Type
+  // does not model): for a value taking over another's declaration.
+  void setType(const onnx::TypeProto& type);
 
   // The graph's value_info entry for this value, if the model had one (its `name` field is not
   // kept in sync: name() is the truth).
@@ -130,6 +133,8 @@ class ONNXOPT_API Value {
   void keepReadableWhereRead();
   // Whether the value is in its graph's index of names that shadow outer ones.
   bool namesItsScope() const { return is_graph_input_ || initializer_ || sparse_initializer_; }
+  // The value's value_info entry, created (last in the graph's list) if it has none.
+  onnx::ValueInfoProto* mutableValueInfo();
 
   std::string name_;
   Graph* graph_;
