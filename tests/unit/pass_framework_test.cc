@@ -405,6 +405,49 @@ g (float[2] X) => (float[2] Y) <
   EXPECT_FALSE(absl::StrContains(printed, "undefined")) << printed;
 }
 
+// A LayerNorm whose scale is a Constant of sparse_value, which no pass reads as a constant: the
+// fusion takes the normalization without the scale and leaves the Mul by it.
+TEST(PassManager, LayerNormScaleOfASparseConstantStaysAMul) {
+  onnx::ModelProto proto = testing::parseProto(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] X) => (float[2,3,4] Y) <float eps = {1e-05}, float[4] B = {0.0, 0.0, 0.0, 0.0}> {
+  m = ReduceMean<axes = [-1]>(X)
+  d = Sub(X, m)
+  p = Mul(d, d)
+  v = ReduceMean<axes = [-1]>(p)
+  ve = Add(v, eps)
+  s = Sqrt(ve)
+  n = Div(d, s)
+  S = Constant<value = float[4] {1.0, 1.0, 1.0, 1.0}>()
+  sc = Mul(n, S)
+  Y = Add(sc, B)
+}
+)");
+  onnx::NodeProto& constant = *proto.mutable_graph()->mutable_node(7);
+  ASSERT_EQ(constant.op_type(), "Constant");
+  onnx::AttributeProto& attribute = *constant.mutable_attribute(0);
+  attribute.Clear();
+  attribute.set_name("sparse_value");
+  attribute.set_type(onnx::AttributeProto::SPARSE_TENSOR);
+  onnx::SparseTensorProto& sparse = *attribute.mutable_sparse_tensor();
+  sparse.add_dims(4);
+  sparse.mutable_values()->set_data_type(onnx::TensorProto::FLOAT);
+  sparse.mutable_values()->add_dims(2);
+  sparse.mutable_values()->add_float_data(2.0f);
+  sparse.mutable_values()->add_float_data(3.0f);
+  sparse.mutable_indices()->set_data_type(onnx::TensorProto::INT64);
+  sparse.mutable_indices()->add_dims(2);
+  sparse.mutable_indices()->add_int64_data(0);
+  sparse.mutable_indices()->add_int64_data(2);
+  absl::StatusOr<std::unique_ptr<ir::Model>> model = ir::importModel(std::move(proto));
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<PipelineReport> report = runToFixedPoint(**model, "fuse-layer-norm");
+  ASSERT_TRUE(report.ok()) << report.status();
+  const std::string printed = ir::printModel(**model);
+  EXPECT_TRUE(absl::StrContains(printed, "LayerNormalization")) << printed;
+  EXPECT_TRUE(absl::StrContains(printed, "sc = Mul(")) << printed;
+}
+
 TEST(PassManager, LaterRoundsOfferPatternPassesOnlyTheNodesTouchedSince) {
   auto model = parseModel(reluChainIntoTransposedGemm());
   absl::StatusOr<PipelineReport> report =
