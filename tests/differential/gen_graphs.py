@@ -1057,14 +1057,16 @@ class Graph:
     def sequence_round_trip(self, cur):
         """cur through a sequence or an optional and back: SequenceAt of a SequenceConstruct (a
         negative index at times; an Identity of the sequence from opset 14, where Identity takes
-        one), ConcatFromSequence of a SplitToSequence (size-1 pieces or a split input), and
-        OptionalGetElement of an Optional (from opset 15; an Identity of the optional from 16).
+        one), ConcatFromSequence of a SplitToSequence (size-1 pieces or a split input) or of a
+        sequence a Loop carries and inserts cur into, and OptionalGetElement of an Optional
+        (from opset 15; an Identity of the optional from 16).
         Passes must see through none of them, nor break the values around them; the duplicate
         SequenceAt is one for eliminate-common-subexpressions."""
         m, k = self.shape[cur]
         elem = self.elem_of[cur]
         self.motifs.append('sequence')
-        forms = ['construct-at', 'split-concat'] + (['optional'] if self.opset >= 15 else [])
+        forms = (['construct-at', 'split-concat'] + (['loop-insert'] if self.opset >= 13 else []) +
+                 (['optional'] if self.opset >= 15 else []))
         form = self.pick(forms)
         scope = self.scopes[-1]
         emit = lambda op, inputs, **attrs: scope.nodes.append(
@@ -1089,6 +1091,27 @@ class Graph:
                 self.read.add(inputs[-1])
             sequence = emit('SplitToSequence', inputs, axis=1)
             y = emit('ConcatFromSequence', [sequence], axis=1)
+        elif form == 'loop-insert':
+            # A Loop carrying a sequence (Loop-13 on): each of its 2 trips inserts cur;
+            # concatenated along axis 1, [m, 2k].
+            trips = self.constant([], np.array(2, dtype=np.int64), TensorProto.INT64, where='initializer')
+            keep_going = self.constant([], np.array(True), TensorProto.BOOL, where='initializer')
+            self.read.update([trips, keep_going])
+            iteration, cond_in, cond_out = self.fresh('i'), self.fresh('cond_in'), self.fresh('cond_out')
+            carried_in, carried_out = self.fresh('seq_in'), self.fresh('seq_out')
+            sequence_info = lambda v: helper.make_tensor_sequence_value_info(v, elem, [m, k])
+            body = helper.make_graph(
+                [helper.make_node('Identity', [cond_in], [cond_out]),
+                 helper.make_node('SequenceInsert', [carried_in, cur], [carried_out])],
+                self.fresh('body'),
+                [helper.make_tensor_value_info(iteration, TensorProto.INT64, []),
+                 helper.make_tensor_value_info(cond_in, TensorProto.BOOL, []), sequence_info(carried_in)],
+                [helper.make_tensor_value_info(cond_out, TensorProto.BOOL, []), sequence_info(carried_out)])
+            inserted = self.fresh('loop_seq')
+            scope.nodes.append(helper.make_node('Loop', [trips, keep_going, emit('SequenceEmpty', [], dtype=elem)],
+                                                [inserted], name=self.fresh('Loop'), body=body))
+            y = emit('ConcatFromSequence', [inserted], axis=1)
+            return self.define(y, [m, 2 * k], self.cur_depth(), elem)
         else:
             optional = emit('Optional', [cur])
             if self.opset >= 16 and self.chance(0.4):
