@@ -600,53 +600,55 @@ TEST(PassManager, PrintsTheIrAfterTheSelectedPasses) {
   EXPECT_EQ(printedAfter(named), Names{});
 }
 
+// `text` with an update binding of `bound` in its training_info, after `pipeline`.
+std::unique_ptr<ir::Model> runWithTrainingBinding(const std::string& text, const std::string& bound,
+                                                  const std::string& pipeline) {
+  onnx::ModelProto proto = testing::parseProto(text);
+  auto* binding = proto.add_training_info()->add_update_binding();
+  binding->set_key(bound);
+  binding->set_value("W_new");
+  absl::StatusOr<std::unique_ptr<ir::Model>> model = ir::importModel(std::move(proto));
+  EXPECT_TRUE(model.ok()) << model.status();
+  if (!model.ok()) return std::make_unique<ir::Model>();
+  PassManager pass_manager;
+  EXPECT_TRUE(pass_manager.addPipeline(pipeline).ok());
+  EXPECT_TRUE(pass_manager.run(**model).ok());
+  return *std::move(model);
+}
+
+std::vector<std::string> initializerNames(const ir::Model& model) {
+  std::vector<std::string> names;
+  for (const ir::Value* initializer : model.graph().initializers()) {
+    names.push_back(initializer->name());
+  }
+  return names;
+}
+
 TEST(PassManager, EliminateDeadNodesKeepsInitializersTrainingInfoBinds) {
-  onnx::ModelProto proto = testing::parseProto(R"(
+  const std::unique_ptr<ir::Model> model = runWithTrainingBinding(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 m (float[2] X) => (float[2] Y) <float[2] W = {1.0, 2.0}, float[2] unused = {3.0, 4.0}> {
   Y = Relu(X)
 }
-)");
-  auto* binding = proto.add_training_info()->add_update_binding();
-  binding->set_key("W");
-  binding->set_value("W_new");
-  absl::StatusOr<std::unique_ptr<ir::Model>> model = ir::importModel(std::move(proto));
-  ASSERT_TRUE(model.ok()) << model.status();
-  PassManager pass_manager;
-  ASSERT_TRUE(pass_manager.addPipeline("eliminate-dead-nodes").ok());
-  ASSERT_TRUE(pass_manager.run(**model).ok());
-  std::vector<std::string> kept;
-  for (const ir::Value* initializer : (*model)->graph().initializers()) {
-    kept.push_back(initializer->name());
-  }
-  EXPECT_EQ(kept, std::vector<std::string>{"W"}) << "W is updated by training; unused goes";
+)", "W", "eliminate-dead-nodes");
+  EXPECT_EQ(initializerNames(*model), std::vector<std::string>{"W"})
+      << "W is updated by training; unused goes";
 }
 
 // An initializer training binds (update or initialization binding) is updated by training: it
 // neither reads through an equal initializer nor is read in place of one, whichever comes first.
 TEST(PassManager, EliminateDuplicateInitializersKeepsInitializersTrainingInfoBinds) {
   for (const char* bound : {"W1", "W2"}) {
-    onnx::ModelProto proto = testing::parseProto(R"(
+    const std::unique_ptr<ir::Model> model = runWithTrainingBinding(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 m (float[2] X) => (float[2] Y, float[2] Z) <float[2] W1 = {1.0, 2.0}, float[2] W2 = {1.0, 2.0}> {
   Y = Add(X, W1)
   Z = Mul(X, W2)
 }
-)");
-    auto* binding = proto.add_training_info()->add_update_binding();
-    binding->set_key(bound);
-    binding->set_value("W_new");
-    absl::StatusOr<std::unique_ptr<ir::Model>> model = ir::importModel(std::move(proto));
-    ASSERT_TRUE(model.ok()) << model.status();
-    PassManager pass_manager;
-    ASSERT_TRUE(pass_manager.addPipeline("eliminate-duplicate-initializers").ok());
-    ASSERT_TRUE(pass_manager.run(**model).ok());
-    std::vector<std::string> kept;
-    for (const ir::Value* initializer : (*model)->graph().initializers()) {
-      kept.push_back(initializer->name());
-    }
-    EXPECT_EQ(kept, (std::vector<std::string>{"W1", "W2"})) << bound << " is updated by training";
-    EXPECT_TRUE(absl::StrContains(ir::printModel(**model), "Z = Mul(X, W2)")) << bound;
+)", bound, "eliminate-duplicate-initializers");
+    EXPECT_EQ(initializerNames(*model), (std::vector<std::string>{"W1", "W2"}))
+        << bound << " is updated by training";
+    EXPECT_TRUE(absl::StrContains(ir::printModel(*model), "Z = Mul(X, W2)")) << bound;
   }
 }
 
