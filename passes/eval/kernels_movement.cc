@@ -20,6 +20,7 @@
 #include "kernel.h"
 #include "onnxopt/ir/describe.h"
 #include "onnxopt/ir/type.h"
+#include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/schema.h"
 #include "onnxopt/rewrite/shape_oracle.h"
 #include "onnxopt/rewrite/tensor_util.h"
@@ -701,13 +702,9 @@ Outputs transposeKernel(const KernelContext& ctx) {
   } else {
     for (int64_t i = rank; i-- > 0;) perm.push_back(i);
   }
-  std::vector<bool> seen(rank, false);
-  bool valid = static_cast<int64_t>(perm.size()) == rank;
-  for (size_t i = 0; valid && i < perm.size(); ++i) {
-    valid = perm[i] >= 0 && perm[i] < rank && !seen[perm[i]];
-    if (valid) seen[perm[i]] = true;
+  if (static_cast<int64_t>(perm.size()) != rank || !isPermutation(perm)) {
+    return ctx.invalid(absl::StrCat("perm ", dimsText(perm), " is not a permutation of rank ", rank));
   }
-  if (!valid) return ctx.invalid(absl::StrCat("perm ", dimsText(perm), " is not a permutation of rank ", rank));
   const std::vector<int64_t> in_strides = rowMajorStrides(in_dims);
   std::vector<int64_t> dims, strides;
   for (const int64_t axis : perm) {

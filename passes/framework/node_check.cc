@@ -15,6 +15,7 @@
 #include "onnx/defs/schema.h"
 #include "onnxopt/ir/describe.h"
 #include "onnxopt/ir/type.h"
+#include "onnxopt/rewrite/operands.h"
 #include "onnxopt/rewrite/schema.h"
 
 namespace onnxopt {
@@ -156,17 +157,9 @@ absl::Status checkPerm(const ir::Node& node) {
   if (perm == nullptr || perm->kind() != onnx::AttributeProto::INTS) return absl::OkStatus();
   const std::vector<int64_t> axes(perm->ints().begin(), perm->ints().end());
   const std::optional<int64_t> rank = declaredRank(node.input(0));
-  const int64_t n = static_cast<int64_t>(axes.size());
-  std::vector<bool> seen(axes.size(), false);
-  bool permutation = !rank || *rank == n;
-  for (const int64_t axis : axes) {
-    if (axis < 0 || axis >= n || seen[axis]) {
-      permutation = false;
-      break;
-    }
-    seen[axis] = true;
+  if ((!rank || *rank == static_cast<int64_t>(axes.size())) && isPermutation(axes)) {
+    return absl::OkStatus();
   }
-  if (permutation) return absl::OkStatus();
   return malformed(node, absl::StrCat("perm [", absl::StrJoin(axes, ","),
                                       "] is not a permutation of the input's ",
                                       rank ? absl::StrCat(*rank, " axes") : "axes"));

@@ -197,16 +197,21 @@ absl::StatusOr<std::optional<std::vector<int64_t>>> readTransposePerm(
     for (int64_t i = 0; i < *rank; ++i) reversed[i] = *rank - 1 - i;
     return reversed;
   }
-  std::vector<bool> seen((*perm)->size(), false);
-  for (int64_t axis : **perm) {
-    if (axis < 0 || axis >= static_cast<int64_t>(seen.size()) || seen[axis]) {
-      return absl::InvalidArgumentError(absl::StrCat(ir::describe(transpose), ": perm [",
-                                                     absl::StrJoin(**perm, ", "),
-                                                     "] is not a permutation"));
-    }
-    seen[axis] = true;
+  if (!isPermutation(**perm)) {
+    return absl::InvalidArgumentError(absl::StrCat(ir::describe(transpose), ": perm [",
+                                                   absl::StrJoin(**perm, ", "),
+                                                   "] is not a permutation"));
   }
   return perm;
+}
+
+bool isPermutation(absl::Span<const int64_t> perm) {
+  std::vector<bool> seen(perm.size(), false);
+  for (const int64_t axis : perm) {
+    if (axis < 0 || axis >= static_cast<int64_t>(seen.size()) || seen[axis]) return false;
+    seen[axis] = true;
+  }
+  return true;
 }
 
 std::vector<int64_t> composePerms(absl::Span<const int64_t> first,

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "onnxopt/ir/tensor.h"
 #include "onnxopt/ir/type.h"
+#include "onnxopt/rewrite/operands.h"
 #include "strided_walker.h"
 
 namespace onnxopt {
@@ -97,13 +98,9 @@ absl::Status badTensor(const TensorProto& tensor, absl::string_view problem) {
 }
 
 absl::Status checkPermutation(const TensorProto& tensor, absl::Span<const int64_t> perm) {
-  std::vector<bool> seen(static_cast<size_t>(tensor.dims_size()), false);
-  bool valid = perm.size() == seen.size();
-  for (size_t i = 0; valid && i < perm.size(); ++i) {
-    valid = perm[i] >= 0 && perm[i] < static_cast<int64_t>(seen.size()) && !seen[perm[i]];
-    if (valid) seen[perm[i]] = true;
+  if (perm.size() == static_cast<size_t>(tensor.dims_size()) && isPermutation(perm)) {
+    return absl::OkStatus();
   }
-  if (valid) return absl::OkStatus();
   return badTensor(tensor, absl::StrCat("perm [", absl::StrJoin(perm, ", "),
                                         "] is not a permutation of the axes of a rank-",
                                         tensor.dims_size(), " tensor"));

@@ -209,5 +209,13 @@ TEST(TransposePermTest, ComposesAsTwoTransposesInARow) {
   EXPECT_TRUE(isIdentityPerm({}));
 }
 
+TEST(TransposePermTest, APermutationHoldsEachAxisOnce) {
+  EXPECT_TRUE(isPermutation({2, 0, 1}));
+  EXPECT_TRUE(isPermutation({}));
+  EXPECT_FALSE(isPermutation({0, 0}));
+  EXPECT_FALSE(isPermutation({0, 2}));
+  EXPECT_FALSE(isPermutation({-1, 0}));
+}
+
 }  // namespace
 }  // namespace onnxopt

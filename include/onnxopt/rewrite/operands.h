@@ -66,6 +66,8 @@ ONNXOPT_API std::vector<int64_t> composePerms(absl::Span<const int64_t> first,
                                               absl::Span<const int64_t> second);
 // Whether `perm` leaves every axis where it is.
 ONNXOPT_API bool isIdentityPerm(absl::Span<const int64_t> perm);
+// Whether `perm` holds each of 0 .. perm.size() - 1 once.
+ONNXOPT_API bool isPermutation(absl::Span<const int64_t> perm);
 
 // A Slice's constant arguments, defaults filled in: axes [0, n) when absent, steps 1 when
 // absent. Slice-1 reads starts, ends and axes from attributes; Slice-10 on from inputs 1-4.
