@@ -40,6 +40,38 @@ struct Binding {
   size_t fixed_index;  // its entry in the result
 };
 
+// The shapes a declared type holds: a tensor's, a sparse tensor's, and those of the elements of
+// a sequence, an optional or a map's values, where a symbol names a dim just as in a tensor.
+void collectShapes(onnx::TypeProto& type, std::vector<onnx::TensorShapeProto*>& shapes) {
+  switch (type.value_case()) {
+    case onnx::TypeProto::kTensorType:
+      if (type.tensor_type().has_shape()) shapes.push_back(type.mutable_tensor_type()->mutable_shape());
+      break;
+    case onnx::TypeProto::kSparseTensorType:
+      if (type.sparse_tensor_type().has_shape()) {
+        shapes.push_back(type.mutable_sparse_tensor_type()->mutable_shape());
+      }
+      break;
+    case onnx::TypeProto::kSequenceType:
+      if (type.sequence_type().has_elem_type()) {
+        collectShapes(*type.mutable_sequence_type()->mutable_elem_type(), shapes);
+      }
+      break;
+    case onnx::TypeProto::kOptionalType:
+      if (type.optional_type().has_elem_type()) {
+        collectShapes(*type.mutable_optional_type()->mutable_elem_type(), shapes);
+      }
+      break;
+    case onnx::TypeProto::kMapType:
+      if (type.map_type().has_value_type()) {
+        collectShapes(*type.mutable_map_type()->mutable_value_type(), shapes);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<InputShape> parseInputShape(absl::string_view text) {
@@ -180,11 +212,16 @@ absl::StatusOr<std::vector<FixedDim>> fixDims(ir::Model& model,
     }
   }
 
+  // One entry per declaration, so that a symbol counts once per declaration that names it.
+  std::vector<std::vector<onnx::TensorShapeProto*>> declared_shapes(declarations.size());
   absl::flat_hash_set<std::string> named;
-  for (const onnx::ValueInfoProto* declaration : declarations) {
-    if (!declaration->type().has_tensor_type()) continue;
-    for (const auto& dim : declaration->type().tensor_type().shape().dim()) {
-      if (dim.has_dim_param() && !dim.dim_param().empty()) named.insert(dim.dim_param());
+  for (size_t i = 0; i < declarations.size(); ++i) {
+    if (!declarations[i]->has_type()) continue;
+    collectShapes(*declarations[i]->mutable_type(), declared_shapes[i]);
+    for (const onnx::TensorShapeProto* shape : declared_shapes[i]) {
+      for (const auto& dim : shape->dim()) {
+        if (dim.has_dim_param() && !dim.dim_param().empty()) named.insert(dim.dim_param());
+      }
     }
   }
   for (const DimValue& dim : dims) {
@@ -207,19 +244,18 @@ absl::StatusOr<std::vector<FixedDim>> fixDims(ir::Model& model,
   for (auto& [tensor, shape] : unshaped) {
     for (int64_t value : shape->dims) tensor->mutable_shape()->add_dim()->set_dim_value(value);
   }
-  for (onnx::ValueInfoProto* declaration : declarations) {
-    if (!declaration->type().has_tensor_type()) continue;
-    onnx::TypeProto_Tensor* tensor = declaration->mutable_type()->mutable_tensor_type();
-    if (!tensor->has_shape()) continue;
+  for (const std::vector<onnx::TensorShapeProto*>& shapes_of_declaration : declared_shapes) {
     absl::flat_hash_set<size_t> counted;
-    for (onnx::TensorShapeProto_Dimension& dim : *tensor->mutable_shape()->mutable_dim()) {
-      if (!dim.has_dim_param()) continue;
-      auto binding = bindings.find(dim.dim_param());
-      if (binding == bindings.end()) continue;
-      if (counted.insert(binding->second.fixed_index).second) {
-        ++fixed[binding->second.fixed_index].declarations;
+    for (onnx::TensorShapeProto* shape : shapes_of_declaration) {
+      for (onnx::TensorShapeProto_Dimension& dim : *shape->mutable_dim()) {
+        if (!dim.has_dim_param()) continue;
+        auto binding = bindings.find(dim.dim_param());
+        if (binding == bindings.end()) continue;
+        if (counted.insert(binding->second.fixed_index).second) {
+          ++fixed[binding->second.fixed_index].declarations;
+        }
+        dim.set_dim_value(binding->second.value);
       }
-      dim.set_dim_value(binding->second.value);
     }
   }
   return fixed;

@@ -13,6 +13,7 @@
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "onnxopt/ir/verifier.h"
+#include "onnxopt/pass/input_shapes.h"
 #include "onnxopt/pass/pass_manager.h"
 #include "onnxopt/pass/pass_registry.h"
 #include "onnxopt/rewrite/pattern_pass.h"
@@ -403,6 +404,34 @@ g (float[2] X) => (float[2] Y) <
   EXPECT_TRUE(absl::StrContains(printed, "seq(float[2]) s_1")) << printed;
   EXPECT_TRUE(absl::StrContains(printed, "optional(float[2]) o_1")) << printed;
   EXPECT_FALSE(absl::StrContains(printed, "undefined")) << printed;
+}
+
+// --dim fixes a symbol in every declaration that names it, those of sequences and optionals
+// included: fixed in the tensors only, a sequence input would keep elements of N rows beside
+// tensors of 3. M is named inside a sequence only.
+TEST(FixDims, FixesSymbolsInsideSequenceAndOptionalDeclarations) {
+  absl::StatusOr<onnx::ModelProto> proto = ir::readModelText(R"(<ir_version: 8, opset_import: ["" : 15]>
+g (seq(float[N,2]) S, optional(float[N,2]) O, seq(float[M]) T, float[N,2] X) => (float[N,2] Y) <
+  int64 zero = {0}
+> {
+  a = SequenceAt(S, zero)
+  b = OptionalGetElement(O)
+  c = Add(a, b)
+  Y = Add(c, X)
+}
+)");
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  absl::StatusOr<std::unique_ptr<ir::Model>> model = ir::importModel(*std::move(proto));
+  ASSERT_TRUE(model.ok()) << model.status();
+  const DimValue dims[] = {{"N", 3}, {"M", 5}};
+  absl::StatusOr<std::vector<FixedDim>> fixed = fixDims(**model, {}, dims);
+  ASSERT_TRUE(fixed.ok()) << fixed.status();
+  EXPECT_EQ(formatFixedDims(*fixed), "N=3 (4 declarations), M=5 (1 declaration)");
+  const std::string printed = ir::printModel(**model);
+  EXPECT_TRUE(absl::StrContains(
+      printed, "(seq(float[3,2]) S, optional(float[3,2]) O, seq(float[5]) T, float[3,2] X) => "
+               "(float[3,2] Y)"))
+      << printed;
 }
 
 // A LayerNorm whose scale is a Constant of sparse_value, which no pass reads as a constant: the
