@@ -76,6 +76,43 @@ class Scope:
         self.outputs = []  # values made outputs of the body besides its result
 
 
+class Ref:
+    """A node attribute that refers to an attribute of the function the node is in."""
+
+    def __init__(self, name, kind):
+        self.name, self.kind = name, kind
+
+
+class FunctionBody:
+    """The nodes of a model-local function being built. Its names are its own: now and then one
+    repeats a name of the main graph (ONNX Runtime inlines the calls, renaming them)."""
+
+    def __init__(self, g):
+        self.g, self.nodes, self.names = g, [], set()
+
+    def name(self, hint):
+        if self.g.shape and self.g.chance(0.3):
+            other = self.g.pick(sorted(self.g.shape))
+            if other not in self.names:
+                self.names.add(other)
+                return other
+        i = len(self.names)
+        while f'{hint}{i}' in self.names:
+            i += 1
+        self.names.add(f'{hint}{i}')
+        return f'{hint}{i}'
+
+    def op(self, op, inputs, domain=None, **attrs):
+        out = self.name(op.lower() + '_')
+        node = helper.make_node(op, inputs, [out], domain=domain,
+                                **{k: v for k, v in attrs.items() if not isinstance(v, Ref)})
+        for k, v in attrs.items():
+            if isinstance(v, Ref):
+                node.attribute.append(onnx.AttributeProto(name=k, type=v.kind, ref_attr_name=v.name))
+        self.nodes.append(node)
+        return out
+
+
 class Graph:
     """Builds one model. Values are names; self.shape[name] is the value's shape, and
     self.depth[name] the scope it is defined in (0 = main graph)."""
@@ -100,6 +137,9 @@ class Graph:
         self.symbols = set()
         self.untracked_symbols = 0
         self.taken = set()
+        self.functions = []  # the model-local functions (motif_function), in domain fn_domain
+        self.function_keys = {}  # a function's signature -> the names of those of it
+        self.fn_domain = None
         # Declare the batch dim N of graph inputs as unknown (no dim_param) instead: what the
         # passes may prove about N must then come from elsewhere, or not at all.
         self.unknown_batch = self.chance(0.25)
@@ -146,7 +186,7 @@ class Graph:
     def cur_depth(self):
         return self.scopes[-1].depth
 
-    def node(self, op, inputs, shape, attrs=None, elem=None, hoist=True):
+    def node(self, op, inputs, shape, attrs=None, elem=None, hoist=True, domain=None):
         """Adds a node with one output of `shape`, in the innermost scope or (when `hoist`) in a
         random outer scope where all its inputs are visible. Returns the output's name."""
         depth = max([self.depth[i] for i in inputs if i] + [0])
@@ -158,7 +198,8 @@ class Graph:
         name = ''
         if self.chance(0.7):
             name = f'/layer{self.counter}/{op}' if self.chance(0.5) else self.fresh(op)
-        self.scopes[depth].nodes.append(helper.make_node(op, inputs, [out], name=name, **(attrs or {})))
+        self.scopes[depth].nodes.append(helper.make_node(op, inputs, [out], name=name, domain=domain,
+                                                          **(attrs or {})))
         self.read.update(inputs)
         return self.define(out, shape, depth, elem)
 
@@ -2503,6 +2544,339 @@ class Graph:
             self.mark_output(outputs[0])
         return self.squeeze(outputs[1], [0])
 
+    # -- model-local functions -------------------------------------------------------------------
+    def motif_function(self, cur):
+        """Calls of model-local functions (ModelProto.functions, in a domain of their own that the
+        model imports), which no pass looks into and whose outputs are of a custom domain's op:
+        two of these forms. `linear`: Transpose -> Gemm or MatMul + Add inside, of cur and a
+        weight. `narrow`: a Gather of columns by indices the call reads from a constant, [m, 1]
+        at times, read by an Add of zeros, a Mul of ones or an Expand that grow it (near misses
+        for the nop eliminations, which must not guess the call's shape). `lift`: an Unsqueeze to
+        [1, m, k] inside, read by MatMul + Add (which must not become a Gemm) and a Reshape back.
+        `attrs`: attribute references (ref_attr_name) to a Transpose's perm, a Gemm's transB and
+        alpha, a Concat's axis or a LeakyRelu's alpha, set by the call or left to the default.
+        `cast`: a Cast inside to another type (`to` an attribute of the call at times), then a
+        Cast in the main graph (one to the type the call returns, a nop, at times) and back.
+        `const`: a call of constants only (fold-constants must not fold it), added to cur.
+        `nested`: a function calling another. A function made earlier is called again now and
+        then (one defined for the main graph called in a body too), and a call is twinned at
+        times: the same call again (CSE may merge it, it does not have to) or one of other
+        attributes (never to merge). Function names repeat a value's, a node's or a standard
+        op's name at times (a function `Identity` computes no identity: a pass must check the
+        domain), and names inside repeat the main graph's. What a call returns is read by nodes
+        the passes rewrite (Identity, Transpose pairs, Reshape to its Shape or to a target
+        gathered from it, Expand, x+0, Shape as an output) or goes on as the current tensor."""
+        self.motifs.append('function')
+        for form in self.forms(['linear', 'linear', 'narrow', 'lift', 'attrs', 'attrs', 'cast',
+                                'const', 'nested'], 2):
+            cur = self.then(cur, getattr(self, f'function_{form}')(cur))
+        return cur
+
+    def function_domain(self):
+        if self.fn_domain is None:
+            self.fn_domain = self.pick(['local', 'com.example.functions', 'onnx_opt.test'])
+        return self.fn_domain
+
+    def define_function(self, key, hint, inputs, outputs, nodes, attributes=(), nested=False):
+        """Adds a model-local function (its signature under `key`, for calls to reuse) named
+        `hint`, or now and then a main-graph value's or node's name or a standard op's."""
+        taken = {f.name for f in self.functions}
+        node_names = sorted({n.name for s in self.scopes for n in s.nodes if n.name})
+        # A standard op's name only where that op takes as many inputs: ONNX Runtime 1.30 aborts
+        # loading a call of a one-input function named Add (an assertion on the node's inputs).
+        op_names = ['Identity', 'Relu', 'Transpose', 'Cast', 'Dropout'] if len(inputs) == 1 else \
+            ['Reshape', 'Gemm', 'Add', 'MatMul'] if len(inputs) == 2 else ['Gemm']
+        options = [hint] * 6 + [self.pick(sorted(self.shape))] + \
+            ([self.pick(node_names)] if node_names else []) + [self.pick(op_names)]
+        name = self.pick(options)
+        while name in taken:
+            name = f'{name}_{len(taken)}'
+        opsets = [helper.make_opsetid('', min(self.opset, NEWEST_CHECKED_OPSET))]
+        if nested:
+            opsets.append(helper.make_opsetid(self.function_domain(), 1))
+        self.functions.append(helper.make_function(self.function_domain(), name, inputs, outputs, nodes,
+                                                   opsets, list(attributes)))
+        self.function_keys.setdefault(key, []).append(name)
+        return name
+
+    def existing_function(self, key):
+        """A function of signature `key` made earlier, now and then (reused), else None."""
+        names = self.function_keys.get(key)
+        return self.pick(names) if names and self.chance(0.5) else None
+
+    def call(self, fn, inputs, shape, elem=None, **attrs):
+        return self.node(fn, inputs, shape, attrs, elem=elem, domain=self.function_domain())
+
+    def twin(self, fn, inputs, y, elem=None, **attrs):
+        """Now and then the same call again (or, given `attrs`, one of other attributes, whose
+        result has y's shape), both read: their sum or difference."""
+        if not self.chance(0.3):
+            return y
+        self.motifs.append('function-twins')
+        other = self.call(fn, inputs, self.shape[y], elem, **attrs)
+        op = 'Sub' if elem is None and self.is_float and self.chance(0.5) else 'Add'
+        return self.op(op, [y, other], self.shape[y], elem)
+
+    def call_readers(self, y, cur):
+        """What reads the call's output y: nodes the passes rewrite, or the chain goes on from y."""
+        shape, elem = self.shape[y], self.elem_of[y]
+        reader = self.pick(['none', 'none', 'identity', 'transposes', 'reshape-shape', 'reshape-target',
+                            'expand', 'nop-arith', 'shape'])
+        if reader == 'identity':
+            y = self.op('Identity', [y], shape, elem)
+            if self.chance(0.3):
+                self.mark_output(y)
+        elif reader == 'transposes' and len(shape) == 2:
+            t = self.op('Transpose', [y], shape[::-1], elem, perm=[1, 0])
+            y = self.op('Transpose', [t], shape, elem, perm=[1, 0]) if self.chance(0.7) else t
+        elif reader == 'reshape-shape':
+            y = self.op('Reshape', [y, self.op('Shape', [y], [len(shape)], TensorProto.INT64)], shape, elem)
+        elif reader == 'reshape-target':
+            target = self.shape_value(shape, y, read=0.7)
+            if target is not None:
+                y = self.op('Reshape', [y, target], shape, elem)
+        elif reader == 'expand' and self.opset >= 8:
+            y = self.expand_of(shape, shape, x=y, exact=True)
+        elif reader == 'nop-arith' and elem == self.elem:
+            value = self.pick([0, 1])
+            neutral = self.full(shape[-1:] if isinstance(shape[-1], int) else [1], value)
+            y = self.op('Add' if value == 0 else 'Mul', [y, neutral] if self.chance(0.5) else [neutral, y], shape)
+        elif reader == 'shape':
+            self.mark_output(self.op('Shape', [y], [len(shape)], TensorProto.INT64))
+        self.maybe_share(y, 0.1)
+        if elem != self.elem:
+            self.mark_output(y)
+            return cur
+        return self.continue_or_output(y, cur)
+
+    def function_linear(self, cur):
+        """Y = Gemm(X, Transpose(W)[, B]) or MatMul(X, W^T or W) [+ B] inside; X is cur."""
+        m, k = self.shape[cur]
+        if not self.is_float and self.opset < 9:
+            return cur  # integer MatMul from opset 9
+        n = self.rng.randint(1, 4)
+        trans = self.chance(0.6)
+        gemm = self.elem_name in ('float', 'double') and self.chance(0.5)
+        bias = self.chance(0.6) or (gemm and self.opset < 11)
+        key = ('linear', trans, gemm, bias)
+        fn = self.existing_function(key)
+        if fn is None:
+            body = FunctionBody(self)
+            x, w = body.name('X'), body.name('W')
+            b = body.name('B') if bias else None
+            wt = body.op('Transpose', [w], perm=[1, 0]) if trans else w
+            if self.chance(0.2):
+                wt = body.op('Identity', [wt])
+            if gemm:
+                y = body.op('Gemm', [x, wt] + ([b] if bias else []))
+            else:
+                y = body.op('MatMul', [x, wt])
+                if bias:
+                    y = body.op('Add', [y, b] if self.chance(0.5) else [b, y])
+            if self.chance(0.3):
+                y = body.op('Identity', [y])
+            fn = self.define_function(key, 'linear', [x, w] + ([b] if bias else []), [y], body.nodes)
+        self.motifs.append('function-linear')
+        wshape = [n, k] if trans else [k, n]
+        weight = self.weights(wshape) if self.chance(0.85) else self.graph_input(wshape)
+        inputs = [cur, weight] + ([self.weights([n])] if bias else [])
+        y = self.call(fn, inputs, [m, n])
+        y = self.twin(fn, inputs, y)
+        return self.call_readers(y, cur)
+
+    def function_narrow(self, cur):
+        """Y = Gather(X, I, axis=1) inside, I a constant of the call: [m, 1] or [m, 2]; read by
+        an Add of zeros, a Mul of ones or an Expand to [m, k] (which grow it where k > 1)."""
+        m, k = self.shape[cur]
+        fn = self.existing_function(('narrow',))
+        if fn is None:
+            body = FunctionBody(self)
+            x, i = body.name('X'), body.name('I')
+            fn = self.define_function(('narrow',), 'narrow', [x, i], [body.op('Gather', [x, i], axis=1)],
+                                      body.nodes)
+        self.motifs.append('function-narrow')
+        count = 1 if k == 1 or self.chance(0.6) else 2
+        indices = self.constant([count], np.array([self.rng.randrange(k) for _ in range(count)], dtype=np.int64),
+                                TensorProto.INT64, where=self.pick(['any', 'initializer']))
+        y = self.call(fn, [cur, indices], [m, count])
+        y = self.twin(fn, [cur, indices], y)
+        grow = self.pick(['add', 'mul', 'expand', 'none'])
+        if grow == 'expand' and self.opset >= 8 and count == 1:
+            y = self.op('Expand', [y, self.shape_value([m, k], cur)], [m, k])
+        elif grow in ('add', 'mul'):
+            width = k if count == 1 else count
+            neutral = self.full(self.pick([[width], [1, width]]), 0 if grow == 'add' else 1)
+            y = self.op(grow.capitalize(), [y, neutral] if self.chance(0.5) else [neutral, y], [m, width])
+        return self.call_readers(y, cur)
+
+    def function_lift(self, cur):
+        """Y = Unsqueeze(X, 0) inside: [1, m, k], read by MatMul + Add (no Gemm: it is 3-D) and
+        reshaped back to 2-D by a target from Shape."""
+        m, k = self.shape[cur]
+        if not self.is_float and self.opset < 9:
+            return cur
+        fn = self.existing_function(('lift',))
+        if fn is None:
+            body = FunctionBody(self)
+            x = body.name('X')
+            if self.opset >= 13:
+                axes = body.op('Constant', [], value=helper.make_tensor('axes', TensorProto.INT64, [1], [0]))
+                y = body.op('Unsqueeze', [x, axes])
+            else:
+                y = body.op('Unsqueeze', [x], axes=[0])
+            fn = self.define_function(('lift',), 'lift', [x], [y], body.nodes)
+        self.motifs.append('function-lift')
+        y = self.call(fn, [cur], [1, m, k])
+        n = self.rng.randint(1, 3)
+        p = self.op('MatMul', [y, self.weights([k, n])], [1, m, n])
+        p = self.op('Add', [p, self.weights(self.pick([[n], [1, n]]))], [1, m, n])
+        self.maybe_share(p, 0.1)
+        target = self.shape_value([m, n], cur if m in SYMBOLS else None) if self.chance(0.6) else None
+        if target is None:
+            return self.continue_or_output(self.squeeze(p, [0]), cur)
+        return self.call_readers(self.op('Reshape', [p, target], [m, n]), cur)
+
+    def function_attrs(self, cur):
+        """A function whose nodes read its attributes: Transpose perm=@perm, Gemm transB=@tb and
+        alpha=@alpha (float, double), Concat axis=@axis, LeakyRelu alpha=@alpha (float); the call
+        sets them or leaves them (the op's default then holds)."""
+        m, k = self.shape[cur]
+        kinds = ['transpose', 'concat'] + (['gemm'] if self.elem_name in ('float', 'double') and self.opset >= 11 else []) + \
+            (['leaky'] if self.elem_name == 'float' else [])
+        kind = self.pick(kinds)
+        fn = self.existing_function(('attrs', kind))
+        if fn is None:
+            body = FunctionBody(self)
+            x = body.name('X')
+            inputs = [x]
+            if kind == 'transpose':
+                attr = self.pick(['perm', 'p'])
+                y = body.op('Transpose', [x], perm=Ref(attr, onnx.AttributeProto.INTS))
+                attributes = [attr]
+            elif kind == 'concat':
+                attr = self.pick(['axis', 'along'])
+                y = body.op('Concat', [x, x], axis=Ref(attr, onnx.AttributeProto.INT))
+                attributes = [attr]
+            elif kind == 'gemm':
+                w = body.name('W')
+                inputs.append(w)
+                y = body.op('Gemm', [x, w], transB=Ref('tb', onnx.AttributeProto.INT),
+                            alpha=Ref('alpha', onnx.AttributeProto.FLOAT))
+                attributes = ['tb', 'alpha']
+            else:
+                y = body.op('LeakyRelu', [x], alpha=Ref('alpha', onnx.AttributeProto.FLOAT))
+                attributes = ['alpha']
+            hint = {'transpose': 'Transpose', 'concat': 'stack', 'gemm': 'project', 'leaky': 'act'}[kind]
+            fn = self.define_function(('attrs', kind), hint if self.chance(0.7) else 'with_attrs', inputs, [y],
+                                      body.nodes, attributes)
+        self.motifs.append('function-attrs')
+        proto = next(f for f in self.functions if f.name == fn)
+        attributes = list(proto.attribute)
+
+        def settings():
+            """Attributes for a call and the output shape they give."""
+            if kind == 'transpose':
+                perm = self.pick([[1, 0], [0, 1], None])
+                attrs = {} if perm is None else {attributes[0]: perm}
+                return attrs, [m, k] if perm == [0, 1] else [k, m]
+            if kind == 'concat':
+                axis = self.pick([0, 1] + ([-1, -2] if self.opset >= 11 else []))
+                return {attributes[0]: axis}, [2 * m if isinstance(m, int) else None, k] if axis % 2 == 0 else [m, 2 * k]
+            if kind == 'gemm':
+                attrs = {}
+                if self.chance(0.5):
+                    attrs['tb'] = self.pick([0, 1])
+                if self.chance(0.6):
+                    attrs['alpha'] = self.pick([0.5, 2.0, -1.0])
+                return attrs, None
+            attrs = {'alpha': self.pick([0.01, 0.2, 3.0])} if self.chance(0.7) else {}
+            return attrs, [m, k]
+
+        attrs, shape = settings()
+        if kind == 'concat' and shape[0] is None:
+            attrs, shape = {attributes[0]: 1}, [m, 2 * k]
+        inputs = [cur]
+        if kind == 'gemm':
+            n = self.rng.randint(1, 3)
+            trans_b = attrs.get('tb', 0) == 1
+            inputs.append(self.weights([n, k] if trans_b else [k, n]))
+            shape = [m, n]
+        y = self.call(fn, inputs, shape, **attrs)
+        if self.chance(0.4):
+            # The same function with other attributes: a call no CSE may merge with the first.
+            other, other_shape = settings()
+            if kind == 'concat' and other_shape[0] is None:
+                other, other_shape = {attributes[0]: 1}, [m, 2 * k]
+            if kind == 'gemm':
+                other['tb'] = attrs.get('tb', 0)
+                other_shape = shape
+            if other_shape == shape:
+                y = self.twin(fn, inputs, y, **other) if other != attrs else self.twin(fn, inputs, y, **attrs)
+        return self.call_readers(y, cur)
+
+    def function_cast(self, cur):
+        """Y = Cast(X) to another type inside (`to` an attribute reference at times, the function
+        named Cast then and then), then a Cast in the main graph to that type (a nop) at times
+        and one back; a unary op after (a body must not read a Cast of a Cast directly)."""
+        m, k = self.shape[cur]
+        other = {TensorProto.FLOAT: TensorProto.DOUBLE, TensorProto.DOUBLE: TensorProto.FLOAT,
+                 TensorProto.FLOAT16: TensorProto.FLOAT, TensorProto.INT32: TensorProto.INT64,
+                 TensorProto.INT64: TensorProto.INT32}[self.elem]
+        by_attr = self.chance(0.5)
+        fn = self.existing_function(('cast', by_attr, other))
+        if fn is None:
+            body = FunctionBody(self)
+            x = body.name('X')
+            y = body.op('Cast', [x], to=Ref('to', onnx.AttributeProto.INT) if by_attr else other)
+            if self.chance(0.4):
+                y = body.op('Identity', [y])
+            fn = self.define_function(('cast', by_attr, other), 'Cast' if by_attr and self.chance(0.5) else 'widen',
+                                      [x], [y], body.nodes, ['to'] if by_attr else [])
+        self.motifs.append('function-cast')
+        y = self.call(fn, [cur], [m, k], other, **({'to': other} if by_attr else {}))
+        if self.chance(0.5):
+            y = self.op('Cast', [y], [m, k], other, to=other)
+        y = self.op('Cast', [y], [m, k], to=self.elem)
+        return self.call_readers(self.op(self.unary(), [y], [m, k]), cur)
+
+    def function_const(self, cur):
+        """A call of constants only, [1, k], added to cur: fold-constants cannot evaluate it."""
+        m, k = self.shape[cur]
+        if not self.is_float and self.opset < 9:
+            return cur
+        fn = self.existing_function(('linear', False, False, False))
+        if fn is None:
+            body = FunctionBody(self)
+            x, w = body.name('X'), body.name('W')
+            fn = self.define_function(('linear', False, False, False), 'linear', [x, w],
+                                      [body.op('MatMul', [x, w])], body.nodes)
+        self.motifs.append('function-const')
+        row = self.constant([1, k])
+        y = self.call(fn, [row, self.constant([k, k])], [1, k])
+        y = self.op('Add', [cur, y] if self.chance(0.5) else [y, cur], [m, k])
+        return self.call_readers(y, cur)
+
+    def function_nested(self, cur):
+        """A function calling another (its opset_import names their domain): Relu or Abs of the
+        inner one's result, or the inner one's result twice added."""
+        m, k = self.shape[cur]
+        inner = self.existing_function(('unary',))
+        if inner is None:
+            body = FunctionBody(self)
+            x = body.name('X')
+            y = body.op(self.pick(['Neg', 'Abs']) if self.elem != TensorProto.FLOAT16 else 'Relu', [x])
+            inner = self.define_function(('unary',), self.pick(['Identity', 'negate']), [x], [y], body.nodes)
+        body = FunctionBody(self)
+        x = body.name('X')
+        y = body.op(inner, [x], domain=self.function_domain())
+        y = body.op(self.unary(), [y]) if self.chance(0.5) else body.op('Add', [y, y])
+        fn = self.define_function(('nested',), 'outer', [x], [y], body.nodes, nested=True)
+        self.motifs.append('function-nested')
+        y = self.call(fn, [cur], [m, k])
+        if self.chance(0.3):
+            y = self.op('Add', [y, self.call(inner, [cur], [m, k])], [m, k])
+        return self.call_readers(y, cur)
+
     def pick_motif(self, families):
         """The motif of one of `families` (FAMILIES and BODY_FAMILIES names), by FAMILY_WEIGHTS."""
         name = self.rng.choices(families, [FAMILY_WEIGHTS.get(f, 1) for f in families])[0]
@@ -2590,9 +2964,14 @@ class Graph:
         self.mark_output(cur)
         graph = helper.make_graph(self.scopes[0].nodes, 'differential', self.inputs, self.outputs,
                                   self.initializers)
-        model = helper.make_model(graph, producer_name='onnx-opt differential',
-                                  opset_imports=[helper.make_opsetid('', min(self.opset, NEWEST_CHECKED_OPSET))])
-        model.ir_version = IR_VERSION[min(self.opset, NEWEST_CHECKED_OPSET)]
+        imports = [helper.make_opsetid('', min(self.opset, NEWEST_CHECKED_OPSET))]
+        if self.functions:
+            imports.append(helper.make_opsetid(self.function_domain(), 1))
+        model = helper.make_model(graph, producer_name='onnx-opt differential', opset_imports=imports,
+                                  functions=self.functions)
+        # Model-local functions came with IR 8.
+        ir_version = lambda opset: max(IR_VERSION[opset], 8 if self.functions else 0)
+        model.ir_version = ir_version(min(self.opset, NEWEST_CHECKED_OPSET))
         checker.check_model(model, full_check=True)
         if self.chance(0.4):  # declared intermediate shapes, as exporters often write them
             model = shape_inference.infer_shapes(model, strict_mode=True)
@@ -2604,7 +2983,9 @@ class Graph:
             self.make_carried_declarations_stale(model)
         if self.opset > NEWEST_CHECKED_OPSET:
             model.opset_import[0].version = self.opset
-            model.ir_version = IR_VERSION[self.opset]
+            for function in model.functions:
+                function.opset_import[0].version = self.opset
+            model.ir_version = ir_version(self.opset)
             reduce_axes_as_inputs(model)
         return model
 
@@ -2639,7 +3020,7 @@ def reduce_axes_as_inputs(model):
 FAMILIES = ['transpose_gemm', 'expand', 'matmul_add', 'fold', 'identity', 'cast', 'transpose',
             'reshape', 'squeeze', 'pad_slice', 'concat_split', 'nop_arith', 'idempotent',
             'where_log_softmax', 'conv', 'gemm_bn', 'if_constant', 'cse', 'layer_norm', 'rms_norm',
-            'gelu', 'hard', 'rnn', 'unet', 'pre_shape', 'einsum']
+            'gelu', 'hard', 'rnn', 'unet', 'pre_shape', 'einsum', 'function']
 BODY_FAMILIES = ['if', 'loop', 'scan']  # a body running one of FAMILIES (or, one level down, these)
 # Graph i of a batch starts with ROTATION[i % len(ROTATION)], so that a short batch gives every
 # family its chances. The families that fuse at the newest opsets only, where a later pick
