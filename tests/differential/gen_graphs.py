@@ -2572,6 +2572,10 @@ class Graph:
             cur = self.then(cur, getattr(self, f'function_{form}')(cur))
         return cur
 
+    def sign_op(self):
+        """A unary op that changes some values of the graph's type (Relu for float16)."""
+        return 'Relu' if self.elem == TensorProto.FLOAT16 else self.pick(['Neg', 'Abs'])
+
     def function_domain(self):
         if self.fn_domain is None:
             self.fn_domain = self.pick(['local', 'com.example.functions', 'onnx_opt.test'])
@@ -2604,8 +2608,8 @@ class Graph:
         names = self.function_keys.get(key)
         return self.pick(names) if names and self.chance(0.5) else None
 
-    def call(self, fn, inputs, shape, elem=None, **attrs):
-        return self.node(fn, inputs, shape, attrs, elem=elem, domain=self.function_domain())
+    def call(self, fn, inputs, shape, elem=None, hoist=True, **attrs):
+        return self.node(fn, inputs, shape, attrs, elem=elem, hoist=hoist, domain=self.function_domain())
 
     def twin(self, fn, inputs, y, elem=None, **attrs):
         """Now and then the same call again (or, given `attrs`, one of other attributes, whose
@@ -2752,6 +2756,8 @@ class Graph:
             if kind == 'transpose':
                 attr = self.pick(['perm', 'p'])
                 y = body.op('Transpose', [x], perm=Ref(attr, onnx.AttributeProto.INTS))
+                if self.chance(0.5):  # then no Transpose, whatever the function's name
+                    y = body.op(self.sign_op(), [y])
                 attributes = [attr]
             elif kind == 'concat':
                 attr = self.pick(['axis', 'along'])
@@ -2816,8 +2822,8 @@ class Graph:
 
     def function_cast(self, cur):
         """Y = Cast(X) to another type inside (`to` an attribute reference at times, the function
-        named Cast then and then), then a Cast in the main graph to that type (a nop) at times
-        and one back; a unary op after (a body must not read a Cast of a Cast directly)."""
+        named Cast now and then), then a Cast to that type (a nop) at times
+        and one back, and a unary op after."""
         m, k = self.shape[cur]
         other = {TensorProto.FLOAT: TensorProto.DOUBLE, TensorProto.DOUBLE: TensorProto.FLOAT,
                  TensorProto.FLOAT16: TensorProto.FLOAT, TensorProto.INT32: TensorProto.INT64,
@@ -2827,17 +2833,23 @@ class Graph:
         if fn is None:
             body = FunctionBody(self)
             x = body.name('X')
+            if self.chance(0.4):  # then no Cast, whatever the function's name
+                x_in, x = x, body.op(self.sign_op(), [x])
+            else:
+                x_in = x
             y = body.op('Cast', [x], to=Ref('to', onnx.AttributeProto.INT) if by_attr else other)
             if self.chance(0.4):
                 y = body.op('Identity', [y])
             fn = self.define_function(('cast', by_attr, other), 'Cast' if by_attr and self.chance(0.5) else 'widen',
-                                      [x], [y], body.nodes, ['to'] if by_attr else [])
+                                      [x_in], [y], body.nodes, ['to'] if by_attr else [])
         self.motifs.append('function-cast')
-        y = self.call(fn, [cur], [m, k], other, **({'to': other} if by_attr else {}))
+        # All in the scope being built: ONNX Runtime 1.30 loses the output of a Cast of a Cast
+        # (the call is one, once inlined) that a body reads from an outer scope ("Missing Input").
+        y = self.call(fn, [cur], [m, k], other, hoist=False, **({'to': other} if by_attr else {}))
         if self.chance(0.5):
-            y = self.op('Cast', [y], [m, k], other, to=other)
-        y = self.op('Cast', [y], [m, k], to=self.elem)
-        return self.call_readers(self.op(self.unary(), [y], [m, k]), cur)
+            y = self.op('Cast', [y], [m, k], other, hoist=False, to=other)
+        y = self.op('Cast', [y], [m, k], hoist=False, to=self.elem)
+        return self.call_readers(self.op(self.unary(), [y], [m, k], hoist=False), cur)
 
     def function_const(self, cur):
         """A call of constants only, [1, k], added to cur: fold-constants cannot evaluate it."""
@@ -2864,7 +2876,7 @@ class Graph:
         if inner is None:
             body = FunctionBody(self)
             x = body.name('X')
-            y = body.op(self.pick(['Neg', 'Abs']) if self.elem != TensorProto.FLOAT16 else 'Relu', [x])
+            y = body.op(self.sign_op(), [x])
             inner = self.define_function(('unary',), self.pick(['Identity', 'negate']), [x], [y], body.nodes)
         body = FunctionBody(self)
         x = body.name('X')
