@@ -13,6 +13,7 @@
 #include "onnx/version_converter/convert.h"
 #include "onnxopt/ir/describe.h"
 #include "onnxopt/ir/serialization.h"
+#include "onnxopt/rewrite/constant.h"
 #include "onnxopt/rewrite/declarations.h"
 #include "onnxopt/rewrite/shape_oracle.h"
 #include "onnxopt/rewrite/tensor_util.h"
@@ -98,16 +99,61 @@ void forEachGraphProto(onnx::GraphProto& graph, Fn&& fn) {
   }
 }
 
+// The opset from which Resize has coordinate_transformation_mode and nearest_mode.
+constexpr int64_t kResizeModesOpset = 11;
+
+bool isResizeBeforeModes(const ir::Node& node) {
+  return (node.opType() == "Resize" || node.opType() == "Upsample") &&
+         isDefaultDomain(node.domain());
+}
+
+// The nearest_mode a Resize or Upsample below opset 11 becomes at 11 and later, where ONNX 1.12's
+// converter leaves the new defaults (half_pixel, round_prefer_floor) in place of the old
+// behaviour that ONNX Runtime keeps for them: asymmetric coordinates, and a nearest pixel
+// rounded down where an axis grows and up where it shrinks. "" for linear mode, which needs the
+// coordinates alone. An error where one nearest_mode cannot say it: scales that are not
+// constant, or that grow one axis and shrink another.
+absl::StatusOr<std::string> nearestModeAtOpset11(const ir::Node& node) {
+  const ir::Attribute* mode = node.attr("mode");
+  if (mode != nullptr && mode->s() != "nearest") return std::string();
+  std::optional<std::vector<double>> scales;
+  if (const ir::Attribute* attribute = node.attr("scales")) {
+    scales.emplace(attribute->floats().begin(), attribute->floats().end());
+  } else if (node.numInputs() > 1 && node.input(1) != nullptr) {
+    absl::StatusOr<std::optional<ConstantView>> constant = readConstant(*node.input(1));
+    if (!constant.ok()) return constant.status();
+    if (*constant) scales = (*constant)->asDoubles();
+  }
+  if (!scales) {
+    return absl::UnimplementedError(
+        "its scales are not a constant, and ONNX Runtime rounds its nearest pixel down where "
+        "it upsamples and up where it downsamples: no nearest_mode of opset 11 says which");
+  }
+  const bool grows = std::any_of(scales->begin(), scales->end(), [](double s) { return s > 1; });
+  const bool shrinks = std::any_of(scales->begin(), scales->end(), [](double s) { return s < 1; });
+  if (grows && shrinks) {
+    return absl::UnimplementedError(
+        "it upsamples one axis and downsamples another, which ONNX Runtime rounds down and up: "
+        "no one nearest_mode of opset 11 does both");
+  }
+  return std::string(shrinks ? "ceil" : "floor");
+}
+
 absl::Status checkConvertible(ir::Model& model, int64_t from, int64_t to) {
   const AdapterTable& table = AdapterTable::get();
   absl::Status status;
   ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
     for (const ir::Node& node : graph) {
       if (!status.ok()) return;
-      const std::string problem =
+      std::string problem =
           isDefaultDomain(node.domain())
               ? table.problem(node.opType(), from, to)
               : "the version converter converts only ops of the ONNX domain";
+      if (problem.empty() && from < kResizeModesOpset && to >= kResizeModesOpset &&
+          isResizeBeforeModes(node)) {
+        const absl::StatusOr<std::string> nearest_mode = nearestModeAtOpset11(node);
+        if (!nearest_mode.ok()) problem = std::string(nearest_mode.status().message());
+      }
       if (!problem.empty()) {
         status = absl::UnimplementedError(absl::StrCat("cannot raise the opset from ", from,
                                                        " to ", to, ": ", ir::describe(node), ": ",
@@ -118,15 +164,19 @@ absl::Status checkConvertible(ir::Model& model, int64_t from, int64_t to) {
   return status;
 }
 
-// Small INT64 tensors (shape, axes and pads operands) stay in the model for shape inference to
-// read.
-constexpr int kKeptInt64Elements = 64;
+// Small tensors of any type (shape, axes and pads operands, Range's scalars, Resize's scales)
+// stay in the model for shape inference to read: a tensor set aside leaves a stub of its dims
+// without data, whose first element libonnx 1.12's Range inference reads past the end.
+constexpr int kKeptElements = 64;
 
 bool keptForShapeInference(const onnx::TensorProto& tensor) {
-  if (tensor.data_type() != onnx::TensorProto::INT64) return false;
   int64_t elements = 1;
-  for (int64_t dim : tensor.dims()) elements *= dim;
-  return elements <= kKeptInt64Elements;
+  for (int64_t dim : tensor.dims()) {
+    if (dim < 0 || dim > kKeptElements) return false;
+    elements *= dim;
+    if (elements > kKeptElements) return false;
+  }
+  return true;
 }
 
 // The initializers' data, taken out of a model for the conversion (the converter copies every
@@ -294,6 +344,9 @@ struct ConversionFacts {
   // model is below opset 11: ONNX 1.12's Pad 10 -> 11 adapter makes the pad value a float
   // whatever the input's type.
   std::vector<absl::flat_hash_map<std::string, int32_t>> pad_input_types;
+  // The nearest_mode of each Resize and Upsample below opset 11 by its first output ("" for
+  // linear mode), per graph as pad_input_types: see nearestModeAtOpset11().
+  std::vector<absl::flat_hash_map<std::string, std::string>> resize_nearest_modes;
 };
 
 ConversionFacts conversionFacts(ir::Model& model, int64_t from) {
@@ -303,9 +356,16 @@ ConversionFacts conversionFacts(ir::Model& model, int64_t from) {
   if (from >= kPadInputsOpset) return facts;
   ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
     absl::flat_hash_map<std::string, int32_t>& types = facts.pad_input_types.emplace_back();
+    absl::flat_hash_map<std::string, std::string>& modes = facts.resize_nearest_modes.emplace_back();
     for (const ir::Node& node : graph) {
-      if (!node.is("Pad") || node.output(0) == nullptr || node.input(0) == nullptr) continue;
-      types[node.output(0)->name()] = shapes.elemTypeOf(*node.input(0));
+      if (node.output(0) == nullptr) continue;
+      if (node.is("Pad") && node.input(0) != nullptr) {
+        types[node.output(0)->name()] = shapes.elemTypeOf(*node.input(0));
+      }
+      if (isResizeBeforeModes(node)) {
+        absl::StatusOr<std::string> nearest_mode = nearestModeAtOpset11(node);
+        if (nearest_mode.ok()) modes[node.output(0)->name()] = *std::move(nearest_mode);
+      }
     }
   });
   return facts;
@@ -383,6 +443,37 @@ absl::Status retypePadValues(onnx::ModelProto& model, const ConversionFacts& fac
                  nodes->end());
   });
   return status;
+}
+
+// Gives each Resize that was below opset 11 the attributes that keep what it computed there
+// (ConversionFacts::resize_nearest_modes).
+void keepResizeModes(onnx::ModelProto& model, const ConversionFacts& facts) {
+  size_t index = 0;
+  forEachGraphProto(*model.mutable_graph(), [&](onnx::GraphProto& graph) {
+    if (index >= facts.resize_nearest_modes.size()) return;
+    const absl::flat_hash_map<std::string, std::string>& modes = facts.resize_nearest_modes[index++];
+    for (onnx::NodeProto& node : *graph.mutable_node()) {
+      if (node.op_type() != "Resize" || node.output_size() == 0) continue;
+      const auto mode = modes.find(node.output(0));
+      if (mode == modes.end()) continue;
+      auto* attributes = node.mutable_attribute();
+      attributes->erase(std::remove_if(attributes->begin(), attributes->end(),
+                                       [](const onnx::AttributeProto& a) {
+                                         return a.name() == "coordinate_transformation_mode" ||
+                                                a.name() == "nearest_mode";
+                                       }),
+                        attributes->end());
+      onnx::AttributeProto* coordinates = node.add_attribute();
+      coordinates->set_name("coordinate_transformation_mode");
+      coordinates->set_type(onnx::AttributeProto::STRING);
+      coordinates->set_s("asymmetric");
+      if (mode->second.empty()) continue;
+      onnx::AttributeProto* nearest = node.add_attribute();
+      nearest->set_name("nearest_mode");
+      nearest->set_type(onnx::AttributeProto::STRING);
+      nearest->set_s(mode->second);
+    }
+  });
 }
 
 // ONNX 1.12's Softmax 12 -> 13 adapter (also LogSoftmax's and Hardmax's) reshapes the result
@@ -528,6 +619,7 @@ absl::Status upgradeWithFacts(onnx::ModelProto& model, int64_t target_opset,
     weights.putBack(model);
     return status;
   }
+  if (target_opset >= kResizeModesOpset) keepResizeModes(converted, facts);
   renameClashingAddedValues(converted, original_names);
   weights.putBack(converted);
   converted.set_ir_version(std::max<int64_t>(converted.ir_version(), irVersionOf(target_opset)));

@@ -15,6 +15,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "json_reader.h"
 #include "onnx/defs/parser.h"
@@ -119,7 +123,13 @@ void toRawData(onnx::ModelProto& proto) {
 // upgradeOpset
 
 TEST(UpgradeOpset, RaisesOpsetAndIrVersionAndKeepsEveryWeightInPlace) {
-  onnx::ModelProto proto = parse(kOpset13Text);
+  // W of 80 elements: tensors of up to 64 stay in the model for shape inference, copied.
+  const std::string text = absl::StrReplaceAll(
+      kOpset13Text, {{"float[2,3] X", "float[2,40] X"},
+                     {"float[2,3] W = {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}",
+                      absl::StrCat("float[2,40] W = {", absl::StrJoin(std::vector<float>(80, 1.5f), ", "),
+                                   "}")}});
+  onnx::ModelProto proto = parse(text.c_str());
   toRawData(proto);
   const std::string weight_bytes = proto.graph().initializer(0).raw_data();
   const char* weight_data = proto.graph().initializer(0).raw_data().data();
@@ -164,6 +174,60 @@ g (float[3] X) => (float Z, float S) <int64[1] c = {1000000000000000000}> {
 )");
   ASSERT_TRUE(onnxopt::upgradeOpset(proto, 13).ok());
   EXPECT_EQ(defaultOpset(proto), 13);
+}
+
+// The inference before the conversion reads Range's scalars: set aside as stubs without data,
+// libonnx 1.12 read past their end and crashed (a float Range; int64 ones were kept).
+TEST(UpgradeOpset, RangeOfFloatScalarsIsUpgraded) {
+  onnx::ModelProto proto = parse(R"(
+<ir_version: 7, opset_import: ["" : 14]>
+g (float[2] X) => (float[4] Y, int64[1] S) <float start = {1.5}, float limit = {6.75}, float delta = {1.5}> {
+  Y = Range(start, limit, delta)
+  S = Shape(Y)
+}
+)");
+  ASSERT_TRUE(onnxopt::upgradeOpset(proto, 17).ok());
+  EXPECT_EQ(defaultOpset(proto), 17);
+  ASSERT_EQ(proto.graph().initializer_size(), 3);
+  EXPECT_EQ(proto.graph().initializer(1).float_data(0), 6.75f);
+}
+
+// A nearest Resize below opset 11 rounds down where it grows an axis and up where it shrinks
+// one (ONNX Runtime); opset 11 has one nearest_mode for every axis.
+TEST(UpgradeOpset, NearestResizeBelowOpset11NeedsScalesThatOneNearestModeRounds) {
+  const std::pair<const char*, const char*> refused[] = {
+      {R"(
+<ir_version: 5, opset_import: ["" : 10]>
+g (float[1,1,4,4] X) => (float[1,1,8,2] Y) <float[4] scales = {1.0, 1.0, 2.0, 0.5}> {
+  Y = Resize<mode = "nearest">(X, scales)
+}
+)",
+       "upsamples one axis and downsamples another"},
+      {R"(
+<ir_version: 5, opset_import: ["" : 10]>
+g (float[1,1,4,4] X, float[4] scales) => (float[1,1,8,8] Y) {
+  Y = Resize(X, scales)
+}
+)",
+       "its scales are not a constant"},
+  };
+  for (const auto& [text, problem] : refused) {
+    onnx::ModelProto proto = parse(text);
+    const absl::Status status = onnxopt::upgradeOpset(proto, 17);
+    EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
+    EXPECT_TRUE(absl::StrContains(status.message(), "(Resize)")) << status;
+    EXPECT_TRUE(absl::StrContains(status.message(), problem)) << status;
+    EXPECT_EQ(defaultOpset(proto), 10);
+  }
+  // A linear one needs its coordinates alone, whatever its scales.
+  onnx::ModelProto linear = parse(R"(
+<ir_version: 5, opset_import: ["" : 10]>
+g (float[1,1,4,4] X, float[4] scales) => (float[1,1,8,8] Y) {
+  Y = Resize<mode = "linear">(X, scales)
+}
+)");
+  ASSERT_TRUE(onnxopt::upgradeOpset(linear, 17).ok());
+  EXPECT_EQ(defaultOpset(linear), 17);
 }
 
 // Softmax 12 -> 13 needs its input's rank, which ONNX 1.12's inference does not give after a
