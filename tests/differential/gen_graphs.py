@@ -31,6 +31,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, checker, helper, numpy_helper, shape_inference
 
+from shape_probes import ShapeProbes
+
 # The float types by width (transpose_across casts a value back to the one it was rounded in).
 FLOAT_WIDTH = {TensorProto.FLOAT16: 1, TensorProto.FLOAT: 2, TensorProto.DOUBLE: 3}
 FLOAT_TYPES = {
@@ -113,7 +115,7 @@ class FunctionBody:
         return out
 
 
-class Graph:
+class Graph(ShapeProbes):
     """Builds one model. Values are names; self.shape[name] is the value's shape, and
     self.depth[name] the scope it is defined in (0 = main graph)."""
 
@@ -140,6 +142,7 @@ class Graph:
         self.functions = []  # the model-local functions (motif_function), in domain fn_domain
         self.function_keys = {}  # a function's signature -> the names of those of it
         self.fn_domain = None
+        self.relabel_fixes = []  # what opsets 18+ change once checked at 17 (at_relabel)
         # Declare the batch dim N of graph inputs as unknown (no dim_param) instead: what the
         # passes may prove about N must then come from elsewhere, or not at all.
         self.unknown_batch = self.chance(0.25)
@@ -2999,6 +3002,7 @@ class Graph:
                 function.opset_import[0].version = self.opset
             model.ir_version = ir_version(self.opset)
             reduce_axes_as_inputs(model)
+            self.apply_relabel_fixes(model)
         return model
 
 
@@ -3032,7 +3036,7 @@ def reduce_axes_as_inputs(model):
 FAMILIES = ['transpose_gemm', 'expand', 'matmul_add', 'fold', 'identity', 'cast', 'transpose',
             'reshape', 'squeeze', 'pad_slice', 'concat_split', 'nop_arith', 'idempotent',
             'where_log_softmax', 'conv', 'gemm_bn', 'if_constant', 'cse', 'layer_norm', 'rms_norm',
-            'gelu', 'hard', 'rnn', 'unet', 'pre_shape', 'einsum', 'function']
+            'gelu', 'hard', 'rnn', 'unet', 'pre_shape', 'einsum', 'function', 'shape_probe']
 BODY_FAMILIES = ['if', 'loop', 'scan']  # a body running one of FAMILIES (or, one level down, these)
 # Graph i of a batch starts with ROTATION[i % len(ROTATION)], so that a short batch gives every
 # family its chances. The families that fuse at the newest opsets only, where a later pick
