@@ -339,13 +339,13 @@ bool isPad(const onnx::NodeProto& node) {
 // What the conversion needs to know of the model that its protos do not say.
 struct ConversionFacts {
   std::vector<std::vector<onnx::ValueInfoProto>> hints;  // see shapeHints()
-  // The element type of each Pad's input by the Pad's first output (0: not known), per graph in
-  // the order forEachGraph() and forEachGraphProto() visit them (the export keeps it), where the
-  // model is below opset 11: ONNX 1.12's Pad 10 -> 11 adapter makes the pad value a float
-  // whatever the input's type.
-  std::vector<absl::flat_hash_map<std::string, int32_t>> pad_input_types;
+  // The element type of each Pad's and Clip's input by the node's first output (0: not known),
+  // per graph in the order forEachGraph() and forEachGraphProto() visit them (the export keeps
+  // it), where the model is below opset 11: ONNX 1.12's Pad 10 -> 11 and Clip 10 -> 11 adapters
+  // make the pad value and the bounds floats whatever the input's type.
+  std::vector<absl::flat_hash_map<std::string, int32_t>> float_operand_input_types;
   // The nearest_mode of each Resize and Upsample below opset 11 by its first output ("" for
-  // linear mode), per graph as pad_input_types: see nearestModeAtOpset11().
+  // linear mode), per graph as float_operand_input_types: see nearestModeAtOpset11().
   std::vector<absl::flat_hash_map<std::string, std::string>> resize_nearest_modes;
 };
 
@@ -355,11 +355,11 @@ ConversionFacts conversionFacts(ir::Model& model, int64_t from) {
   facts.hints = shapeHints(model, shapes);
   if (from >= kPadInputsOpset) return facts;
   ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
-    absl::flat_hash_map<std::string, int32_t>& types = facts.pad_input_types.emplace_back();
+    absl::flat_hash_map<std::string, int32_t>& types = facts.float_operand_input_types.emplace_back();
     absl::flat_hash_map<std::string, std::string>& modes = facts.resize_nearest_modes.emplace_back();
     for (const ir::Node& node : graph) {
       if (node.output(0) == nullptr) continue;
-      if (node.is("Pad") && node.input(0) != nullptr) {
+      if ((node.is("Pad") || node.is("Clip")) && node.input(0) != nullptr) {
         types[node.output(0)->name()] = shapes.elemTypeOf(*node.input(0));
       }
       if (isResizeBeforeModes(node)) {
@@ -394,43 +394,51 @@ void spellOutPadValues(onnx::ModelProto& model) {
   });
 }
 
-// The float pad value the Pad 10 -> 11 adapter gave each converted Pad, in its input's type: a
-// 0 is dropped (Pad-11's default), another value is written as a float16 or double where the
-// input is one. Unimplemented, naming the Pad, where that type is not known.
-absl::Status retypePadValues(onnx::ModelProto& model, const ConversionFacts& facts) {
+// The float operands the Pad 10 -> 11 and Clip 10 -> 11 adapters gave each converted node (a
+// Pad's value, a Clip's bounds), in its input's type: written as a float16 or double where the
+// input is one; a pad value of 0 is dropped (Pad-11's default). Unimplemented, naming the node,
+// where that type is not known.
+absl::Status retypeFloatOperands(onnx::ModelProto& model, const ConversionFacts& facts) {
   absl::Status status;
   size_t index = 0;
   forEachGraphProto(*model.mutable_graph(), [&](onnx::GraphProto& graph) {
-    if (index >= facts.pad_input_types.size()) return;
-    const absl::flat_hash_map<std::string, int32_t>& pad_input_types = facts.pad_input_types[index++];
+    if (index >= facts.float_operand_input_types.size()) return;
+    const absl::flat_hash_map<std::string, int32_t>& input_types =
+        facts.float_operand_input_types[index++];
     absl::flat_hash_map<std::string, onnx::NodeProto*> constants;
     for (onnx::NodeProto& node : *graph.mutable_node()) {
       if (node.op_type() == "Constant" && node.output_size() == 1) constants[node.output(0)] = &node;
     }
     absl::flat_hash_set<std::string> dropped;
     for (onnx::NodeProto& node : *graph.mutable_node()) {
-      if (!status.ok() || !isPad(node) || node.input_size() != 3 || node.output_size() == 0) continue;
-      const auto type = pad_input_types.find(node.output(0));
-      const auto constant = constants.find(node.input(2));
-      if (type == pad_input_types.end() || constant == constants.end()) continue;
-      onnx::TensorProto* value = constant->second->mutable_attribute(0)->mutable_t();
-      if (value->data_type() != onnx::TensorProto::FLOAT || value->float_data_size() != 1) continue;
-      const float pad_value = value->float_data(0);
-      if (pad_value == 0.0f) {
-        node.mutable_input()->RemoveLast();
-        dropped.insert(constant->first);
-      } else if (type->second == onnx::TensorProto::FLOAT16) {
-        value->clear_float_data();
-        value->set_data_type(onnx::TensorProto::FLOAT16);
-        value->add_int32_data(floatToHalf(pad_value));
-      } else if (type->second == onnx::TensorProto::DOUBLE) {
-        value->clear_float_data();
-        value->set_data_type(onnx::TensorProto::DOUBLE);
-        value->add_double_data(pad_value);
-      } else if (type->second != onnx::TensorProto::FLOAT) {
-        status = absl::UnimplementedError(absl::StrCat(
-            "cannot raise the opset past 10: ", describeNode(node), ": ONNX 1.12's converter "
-            "writes its pad value as a float, and the type of its input is not known"));
+      if (!status.ok() || node.output_size() == 0 || !isDefaultDomain(node.domain())) continue;
+      const bool pad = node.op_type() == "Pad";
+      if (!pad && node.op_type() != "Clip") continue;
+      const auto type = input_types.find(node.output(0));
+      if (type == input_types.end()) continue;
+      for (int operand = pad ? 2 : 1; operand < std::min(node.input_size(), 3); ++operand) {
+        const auto constant = constants.find(node.input(operand));
+        if (constant == constants.end()) continue;
+        onnx::TensorProto* value = constant->second->mutable_attribute(0)->mutable_t();
+        if (value->data_type() != onnx::TensorProto::FLOAT || value->float_data_size() != 1) continue;
+        const float number = value->float_data(0);
+        if (pad && number == 0.0f) {
+          node.mutable_input()->RemoveLast();
+          dropped.insert(constant->first);
+        } else if (type->second == onnx::TensorProto::FLOAT16) {
+          value->clear_float_data();
+          value->set_data_type(onnx::TensorProto::FLOAT16);
+          value->add_int32_data(floatToHalf(number));
+        } else if (type->second == onnx::TensorProto::DOUBLE) {
+          value->clear_float_data();
+          value->set_data_type(onnx::TensorProto::DOUBLE);
+          value->add_double_data(number);
+        } else if (type->second != onnx::TensorProto::FLOAT) {
+          status = absl::UnimplementedError(absl::StrCat(
+              "cannot raise the opset past 10: ", describeNode(node), ": ONNX 1.12's converter "
+              "writes its ", pad ? "pad value" : "bounds", " as a float, and the type of its input "
+              "is not known"));
+        }
       }
     }
     if (dropped.empty()) return;
@@ -614,7 +622,7 @@ absl::Status upgradeWithFacts(onnx::ModelProto& model, int64_t target_opset,
   const std::vector<absl::flat_hash_set<std::string>> original_names = definedNames(model);
   absl::Status status = declarations.restore(converted);
   if (status.ok()) status = checkAddedReshapes(converted, original_names);
-  if (status.ok()) status = retypePadValues(converted, facts);
+  if (status.ok()) status = retypeFloatOperands(converted, facts);
   if (!status.ok()) {
     weights.putBack(model);
     return status;
