@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -139,9 +140,37 @@ absl::StatusOr<std::string> nearestModeAtOpset11(const ir::Node& node) {
   return std::string(shrinks ? "ceil" : "floor");
 }
 
+// Why ONNX 1.12's converter would change what `node` computes under ONNX Runtime, where its
+// adapters carry the node over as it is; "" where it would not.
+std::string changedMeaning(const ir::Node& node, int64_t from, int64_t to,
+                           const std::function<ShapeOracle&()>& shapes) {
+  if (node.opType() == "Hardmax" && from < 13 && to >= 13) {
+    const ir::Attribute* axis_attribute = node.attr("axis");
+    const int64_t axis = axis_attribute != nullptr ? axis_attribute->i() : 1;
+    const std::optional<int64_t> rank =
+        node.input(0) != nullptr ? shapes().rankOf(*node.input(0)) : std::nullopt;
+    if (!rank || (axis != -1 && axis != *rank - 1)) {
+      return "below opset 13 Hardmax takes one maximum over its input flattened from `axis` on, "
+             "from 13 one along `axis` alone, and ONNX 1.12's converter keeps the node as it is "
+             "(the same only where `axis` is the last of a known rank)";
+    }
+  }
+  if (node.opType() == "Dropout" && from < 12 && to >= 12 && node.numOutputs() > 1 &&
+      node.output(1) != nullptr && (node.output(1)->hasUses() || node.output(1)->isGraphOutput())) {
+    return "its mask is read, which ONNX Runtime gives all false below opset 12 and all true "
+           "from 12";
+  }
+  return "";
+}
+
 absl::Status checkConvertible(ir::Model& model, int64_t from, int64_t to) {
   const AdapterTable& table = AdapterTable::get();
   absl::Status status;
+  std::optional<ShapeOracle> oracle;
+  const std::function<ShapeOracle&()> shapes = [&]() -> ShapeOracle& {
+    if (!oracle) oracle.emplace(model);
+    return *oracle;
+  };
   ir::forEachGraph(model.graph(), [&](ir::Graph& graph) {
     for (const ir::Node& node : graph) {
       if (!status.ok()) return;
@@ -149,6 +178,9 @@ absl::Status checkConvertible(ir::Model& model, int64_t from, int64_t to) {
           isDefaultDomain(node.domain())
               ? table.problem(node.opType(), from, to)
               : "the version converter converts only ops of the ONNX domain";
+      if (problem.empty() && isDefaultDomain(node.domain())) {
+        problem = changedMeaning(node, from, to, shapes);
+      }
       if (problem.empty() && from < kResizeModesOpset && to >= kResizeModesOpset &&
           isResizeBeforeModes(node)) {
         const absl::StatusOr<std::string> nearest_mode = nearestModeAtOpset11(node);

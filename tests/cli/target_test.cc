@@ -192,6 +192,53 @@ g (float[2] X) => (float[4] Y, int64[1] S) <float start = {1.5}, float limit = {
   EXPECT_EQ(proto.graph().initializer(1).float_data(0), 6.75f);
 }
 
+// Nodes ONNX 1.12's converter carries over as they are, though ONNX Runtime computes them
+// otherwise at the new opset: refused, naming them, where the results would differ.
+TEST(UpgradeOpset, NodesWhoseMeaningTheConverterWouldChangeAreRefused) {
+  const std::pair<const char*, const char*> refused[] = {
+      {R"(
+<ir_version: 6, opset_import: ["" : 11]>
+g (float[2,3,2] X) => (float[2,3,2] Y) {
+  Y = Hardmax<axis = 1>(X)
+}
+)",
+       "(Hardmax): below opset 13 Hardmax takes one maximum over its input flattened"},
+      {R"(
+<ir_version: 5, opset_import: ["" : 10]>
+g (float[2,3] X) => (float[2,3] Y, bool[2,3] M) {
+  Y, M = Dropout<ratio = 0.3>(X)
+}
+)",
+       "(Dropout): its mask is read, which ONNX Runtime gives all false below opset 12"},
+  };
+  for (const auto& [text, problem] : refused) {
+    onnx::ModelProto proto = parse(text);
+    const int64_t from = defaultOpset(proto);
+    const absl::Status status = onnxopt::upgradeOpset(proto, 17);
+    EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
+    EXPECT_TRUE(absl::StrContains(status.message(), problem)) << status;
+    EXPECT_EQ(defaultOpset(proto), from);
+  }
+  // The same where nothing changes: a Hardmax over the last axis, a Dropout's mask unread.
+  const char* converted[] = {R"(
+<ir_version: 6, opset_import: ["" : 11]>
+g (float[2,3,2] X) => (float[2,3,2] Y) {
+  Y = Hardmax<axis = 2>(X)
+}
+)",
+                             R"(
+<ir_version: 5, opset_import: ["" : 10]>
+g (float[2,3] X) => (float[2,3] Y) {
+  Y = Dropout<ratio = 0.3>(X)
+}
+)"};
+  for (const char* text : converted) {
+    onnx::ModelProto proto = parse(text);
+    ASSERT_TRUE(onnxopt::upgradeOpset(proto, 17).ok()) << text;
+    EXPECT_EQ(defaultOpset(proto), 17);
+  }
+}
+
 // A nearest Resize below opset 11 rounds down where it grows an axis and up where it shrinks
 // one (ONNX Runtime); opset 11 has one nearest_mode for every axis.
 TEST(UpgradeOpset, NearestResizeBelowOpset11NeedsScalesThatOneNearestModeRounds) {
