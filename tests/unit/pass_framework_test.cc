@@ -477,6 +477,40 @@ g (float[2,3,4] X) => (float[2,3,4] Y) <float eps = {1e-05}, float[4] B = {0.0, 
   EXPECT_TRUE(absl::StrContains(printed, "sc = Mul(")) << printed;
 }
 
+// A taken branch with a sparse initializer stays an If: inlineSubgraph() moves no sparse
+// initializer (the golden files' parser reads none).
+TEST(PassManager, TakenBranchWithASparseInitializerStaysAnIf) {
+  onnx::ModelProto proto = testing::parseProto(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] X) => (float[4] Y) <bool c = {1}> {
+  Y = If(c) <then_branch = then_graph () => (float[4] t_out) {
+      t_out = Add(X, W)
+    }, else_branch = else_graph () => (float[4] e_out) {
+      e_out = Abs(X)
+    }>
+}
+)");
+  onnx::GraphProto& then_graph = *proto.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g();
+  ASSERT_EQ(then_graph.name(), "then_graph");
+  onnx::SparseTensorProto& sparse = *then_graph.add_sparse_initializer();
+  sparse.add_dims(4);
+  sparse.mutable_values()->set_name("W");
+  sparse.mutable_values()->set_data_type(onnx::TensorProto::FLOAT);
+  sparse.mutable_values()->add_dims(1);
+  sparse.mutable_values()->add_float_data(2.0f);
+  sparse.mutable_indices()->set_data_type(onnx::TensorProto::INT64);
+  sparse.mutable_indices()->add_dims(1);
+  sparse.mutable_indices()->add_int64_data(1);
+  absl::StatusOr<std::unique_ptr<ir::Model>> model = ir::importModel(std::move(proto));
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<PipelineReport> report =
+      runToFixedPoint(**model, "eliminate-if-constant-condition");
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_FALSE(report->runs[0].changed);
+  const std::string printed = ir::printModel(**model);
+  EXPECT_TRUE(absl::StrContains(printed, "Y = If<")) << printed;
+}
+
 TEST(PassManager, LaterRoundsOfferPatternPassesOnlyTheNodesTouchedSince) {
   auto model = parseModel(reluChainIntoTransposedGemm());
   absl::StatusOr<PipelineReport> report =
