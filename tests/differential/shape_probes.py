@@ -91,10 +91,11 @@ class ShapeProbes:
             hi = min(max(end + rank if end < 0 else end, 0), rank)
             attrs = {'start': start} if self.chance(0.5) else {'start': start, 'end': end}
             length = max((hi if 'end' in attrs else rank) - lo, 0)
-            if length == 0 and self.cur_depth() > 0:
-                # ORT 1.30 divides by the size of a Scan body's empty output (SIGFPE).
-                attrs, length = {}, rank
-        self.mark_output(self.node('Shape', [y], [length], attrs, elem=TensorProto.INT64))
+        if length == 0 and self.cur_depth() > 0:
+            # ORT 1.30 divides by the size of a Scan body's empty output (SIGFPE).
+            self.mark_output(self.node('Size', [y], [], elem=TensorProto.INT64))
+        else:
+            self.mark_output(self.node('Shape', [y], [length], attrs, elem=TensorProto.INT64))
         if self.chance(0.2):
             self.mark_output(self.node('Size', [y], [], elem=TensorProto.INT64))
         if self.chance(0.2):
