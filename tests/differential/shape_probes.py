@@ -123,8 +123,11 @@ class ShapeProbes:
                 (self.pick([-1, INT64_MAX]), INT64_MIN)
             out[axis] = d if abs(step) == 1 else self.fresh_symbol()
         else:  # one element of a symbol, which may be 1
+            # Reversed, from opset 11: ORT 1.30's Slice-10 inference takes the symbol for the size
+            # of [-1:-2:-1] and reuses a buffer of the wrong size ("Shape mismatch attempting
+            # to re-use buffer") in the original.
             start, end, step = self.pick([(0, 1, 1), (-1, INT64_MAX, 1)] +
-                                         ([(-1, -2, -1)] if self.opset >= 10 else []))
+                                         ([(-1, -2, -1)] if self.opset >= 11 else []))
             out[axis] = 1
         named = axis - len(shape) if self.opset >= 11 and self.chance(0.4) else axis
         if self.opset < 10:
