@@ -31,6 +31,22 @@ bool hasStrideBelowOne(onnx::InferenceContext& context) {
   return false;
 }
 
+// libonnx takes a convolution's kernel shape from its weight's dims past the second when
+// `kernel_shape` is absent, and reads that many strides, pads and dilations, which it sized by
+// the input's rank.
+bool hasWeightOfAnotherRank(onnx::InferenceContext& context, size_t weight) {
+  if (context.getAttribute("kernel_shape") != nullptr || weight >= context.getNumInputs()) {
+    return false;
+  }
+  const onnx::TypeProto* input_type = context.getInputType(0);
+  const onnx::TypeProto* weight_type = context.getInputType(weight);
+  for (const onnx::TypeProto* type : {input_type, weight_type}) {
+    if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return false;
+  }
+  return input_type->tensor_type().shape().dim_size() !=
+         weight_type->tensor_type().shape().dim_size();
+}
+
 using Hazard = bool (*)(onnx::InferenceContext&);
 
 // What makes libonnx's inference of the op take the process down rather than fail; null for an
@@ -51,8 +67,17 @@ Hazard hazardOf(const std::string& op_type, const std::string& domain) {
       return context.getAttribute("num_scan_inputs") == nullptr;
     };
   }
-  for (const char* pooling : {"Conv", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool",
-                              "LpPool"}) {
+  if (op_type == "Conv" || op_type == "ConvInteger" || op_type == "ConvTranspose") {
+    return [](onnx::InferenceContext& context) {
+      return hasStrideBelowOne(context) || hasWeightOfAnotherRank(context, 1);
+    };
+  }
+  if (op_type == "QLinearConv") {
+    return [](onnx::InferenceContext& context) {
+      return hasStrideBelowOne(context) || hasWeightOfAnotherRank(context, 3);
+    };
+  }
+  for (const char* pooling : {"MaxPool", "AveragePool", "LpPool"}) {
     if (op_type == pooling) return hasStrideBelowOne;
   }
   return nullptr;
